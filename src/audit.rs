@@ -1,0 +1,284 @@
+//! The audit record: what a server keeps of a request, with every fact
+//! labelled by who vouches for it (AI-10, UI-6).
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Number, Value};
+
+use crate::diagnostics::Diagnostic;
+use crate::error::{Error, options_from_value};
+use crate::initiator;
+use crate::message::{self, PARAMS_META};
+use crate::pointer::{join, overlaps};
+use crate::policy::Policy;
+use crate::sanitize::sanitize_envelope;
+use crate::text;
+use crate::validate::{ValidateOptions, validate};
+
+/// How many bytes of `method`, the tool name and a string request id a record keeps.
+const MAX_RECORDED_NAME_BYTES: usize = 256;
+
+/// What the server itself knows about a request, for [`audit_record`].
+///
+/// # Examples
+///
+/// ```
+/// use mcp_provenance::AuditContext;
+/// use serde_json::json;
+///
+/// let context = AuditContext::from_value(&json!({"receivedAt": "2026-11-29T20:00:00Z", "sessionId": "s-1"})).unwrap();
+/// assert_eq!(context.session_id.as_deref(), Some("s-1"));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct AuditContext {
+    /// When the server received the request, as the server writes time.
+    pub received_at: Option<String>,
+    /// Who the server authenticated, if anyone.
+    pub principal: Option<String>,
+    /// The transport session the request came in on.
+    pub session_id: Option<String>,
+    /// How the envelope is made safe before it is recorded; default [`Policy::default`].
+    pub policy: Option<Policy>,
+}
+
+impl AuditContext {
+    /// Reads a context from JSON with the JS field names (`null` for none).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use mcp_provenance::{AuditContext, Code};
+    /// use serde_json::json;
+    ///
+    /// let err = AuditContext::from_value(&json!({"policy": {"maxModelBytes": 1}})).unwrap_err();
+    /// assert_eq!(err.code(), Code::InvalidLimit);
+    /// ```
+    pub fn from_value(value: &Value) -> Result<Self, Error> {
+        let context: AuditContext = options_from_value(value, "audit context")?;
+        if let Some(policy) = &context.policy {
+            policy.check()?;
+        }
+        Ok(context)
+    }
+}
+
+/// A JSON-RPC request id as sent.
+///
+/// # Examples
+///
+/// ```
+/// use mcp_provenance::RequestId;
+///
+/// assert_eq!(serde_json::to_value(RequestId::String("r-1".into())).unwrap(), "r-1");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum RequestId {
+    /// A numeric id.
+    Number(Number),
+    /// A string id, neutralized and at most 256 bytes.
+    String(String),
+}
+
+/// What the client says about why the request was made: recorded, never
+/// evidence (AI-10). Every string is neutralized and within its limit.
+///
+/// # Examples
+///
+/// ```
+/// let asserted = mcp_provenance::ClientAsserted::default();
+/// assert_eq!(serde_json::to_value(asserted).unwrap(), serde_json::json!({}));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClientAsserted {
+    /// The `turnId` the client sent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub turn_id: Option<String>,
+    /// `model.name`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// `invocationReason.text`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub invocation_reason: Option<String>,
+    /// `userIntent.text`, as kept by the policy.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub user_intent: Option<String>,
+    /// Whether the client said the intent was redacted, or the policy changed
+    /// or removed its text; absent when the request carried no `userIntent`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub user_intent_redacted: Option<bool>,
+}
+
+/// What the MCP Apps Host attests: asserted, not verified (UI-6).
+///
+/// # Examples
+///
+/// ```
+/// let attested = mcp_provenance::HostAttested { initiator: Some("app".into()) };
+/// assert_eq!(serde_json::to_value(attested).unwrap(), serde_json::json!({"initiator": "app"}));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostAttested {
+    /// The `initiator` of the `ui` entry; absent means unknown (UI-4).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub initiator: Option<String>,
+}
+
+/// What the server saw for itself.
+///
+/// # Examples
+///
+/// ```
+/// let witnessed = mcp_provenance::Witnessed { session_id: Some("s-1".into()), ..Default::default() };
+/// assert_eq!(serde_json::to_value(witnessed).unwrap(), serde_json::json!({"sessionId": "s-1"}));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Witnessed {
+    /// When the request arrived.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub received_at: Option<String>,
+    /// Who sent it, as authenticated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub principal: Option<String>,
+    /// The transport session.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+}
+
+/// One request as an audit store keeps it, its facts kept apart by who
+/// vouches for them (AI-10, UI-6). No string in it holds an AI-13 character.
+///
+/// # Examples
+///
+/// ```
+/// use mcp_provenance::{audit_record, AuditContext};
+/// use serde_json::json;
+///
+/// let request = json!({"id": 3, "method": "tools/call", "params": {"name": "refresh_dashboard",
+///     "_meta": {"io.modelcontextprotocol/ui": {"initiator": "app"}}}});
+/// let record = audit_record(&request, &AuditContext::default()).unwrap();
+/// assert_eq!(serde_json::to_value(&record).unwrap(), json!({
+///     "method": "tools/call", "tool": "refresh_dashboard", "requestId": 3,
+///     "clientAsserted": {}, "hostAttested": {"initiator": "app"}, "witnessed": {},
+///     "diagnostics": []}));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuditRecord {
+    /// The JSON-RPC method.
+    pub method: String,
+    /// `params.name` of a `tools/call`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// The JSON-RPC id; absent for a notification.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<RequestId>,
+    /// The envelope's fields, as the policy keeps them.
+    pub client_asserted: ClientAsserted,
+    /// The `ui` entry's initiator.
+    pub host_attested: HostAttested,
+    /// The server's own facts.
+    pub witnessed: Witnessed,
+    /// What `validate` found in the request.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Builds the record a server keeps of `request`: the envelope made safe by
+/// the context's policy (AI-13..AI-15), the host-attested initiator (an
+/// unknown value kept neutralized, at most 64 bytes, with its UI-7
+/// diagnostic), the server's witnessed facts, and `validate`'s diagnostics.
+///
+/// # Errors
+///
+/// `not-a-request` (TypeError) when the request is not a request; a KEY-3
+/// code, `invalid-limit` or `invalid-option` (RangeError) for a bad policy.
+///
+/// # Examples
+///
+/// ```
+/// use mcp_provenance::{audit_record, AuditContext};
+/// use serde_json::json;
+///
+/// let request = json!({"method": "tools/call", "params": {"name": "execute_query", "_meta": {
+///     "io.modelcontextprotocol/aiInvocation": {"model": {"name": "example-model"}, "turnId": "t\r\n1"}}}});
+/// let context = AuditContext { session_id: Some("s-9".into()), ..AuditContext::default() };
+/// let record = audit_record(&request, &context).unwrap();
+/// assert_eq!(record.client_asserted.model.as_deref(), Some("example-model"));
+/// assert_eq!(record.client_asserted.turn_id.as_deref(), Some("t  1"));
+/// assert_eq!(record.witnessed.session_id.as_deref(), Some("s-9"));
+/// assert_eq!(record.diagnostics[0].rule.as_str(), "AI-13");
+/// ```
+pub fn audit_record(request: &Value, context: &AuditContext) -> Result<AuditRecord, Error> {
+    let default_policy = Policy::default();
+    let policy = context.policy.as_ref().unwrap_or(&default_policy);
+    policy.check()?;
+    let map = message::as_request(request)?;
+    let options = ValidateOptions {
+        keys: policy.keys.clone(),
+        request: None,
+    };
+    let diagnostics = validate(request, &options).diagnostics;
+    let meta = message::request_meta(map).ok().flatten();
+    let key = policy.keys.invocation_key();
+    let client_asserted = match meta.and_then(|meta| meta.get(key)) {
+        Some(envelope) => client_asserted(envelope, policy, &join(PARAMS_META, key)),
+        None => ClientAsserted::default(),
+    };
+    let method = map.get("method").and_then(Value::as_str).unwrap_or_default();
+    let tool = map
+        .get("params")
+        .and_then(|params| params.get("name"))
+        .and_then(Value::as_str)
+        .filter(|_| method == "tools/call");
+    let request_id = match map.get("id") {
+        Some(Value::Number(number)) => Some(RequestId::Number(number.clone())),
+        Some(Value::String(id)) => Some(RequestId::String(name(id))),
+        _ => None,
+    };
+    Ok(AuditRecord {
+        method: name(method),
+        tool: tool.map(name),
+        request_id,
+        client_asserted,
+        host_attested: HostAttested {
+            initiator: initiator::attested(meta.and_then(|meta| meta.get(policy.keys.ui_key()))),
+        },
+        witnessed: Witnessed {
+            received_at: context.received_at.as_deref().map(neutral),
+            principal: context.principal.as_deref().map(neutral),
+            session_id: context.session_id.as_deref().map(neutral),
+        },
+        diagnostics,
+    })
+}
+
+fn client_asserted(envelope: &Value, policy: &Policy, path: &str) -> ClientAsserted {
+    let (clean, changes) = sanitize_envelope(envelope, policy, path);
+    let field = |name: &str| clean.as_ref().and_then(|clean| clean.get(name));
+    let text = |value: Option<&Value>| value.and_then(Value::as_str).map(str::to_owned);
+    let intent_path = join(path, "userIntent");
+    let user_intent_redacted = envelope.get("userIntent").map(|intent| {
+        intent.get("redacted") == Some(&Value::Bool(true))
+            || changes.iter().any(|change| overlaps(&change.path, &intent_path))
+    });
+    ClientAsserted {
+        turn_id: text(field("turnId")),
+        model: text(field("model").and_then(|model| model.get("name"))),
+        invocation_reason: text(field("invocationReason").and_then(|reason| reason.get("text"))),
+        user_intent: text(field("userIntent").and_then(|intent| intent.get("text"))),
+        user_intent_redacted,
+    }
+}
+
+/// A name-like string of the request, made safe to keep.
+fn name(text: &str) -> String {
+    text::clean(text, MAX_RECORDED_NAME_BYTES).0
+}
+
+/// A witnessed fact, neutralized so the record as a whole holds no AI-13 character.
+fn neutral(text: &str) -> String {
+    text::neutralize(text).into_owned()
+}
+

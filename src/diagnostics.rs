@@ -1,0 +1,319 @@
+//! The vocabulary of results: rule IDs, codes, diagnostics, reports and changes.
+
+use serde::{Deserialize, Serialize};
+
+/// Declares a fieldless enum whose variants stand for fixed strings, with
+/// `ALL`, `as_str`, `Display` and serde as those strings.
+macro_rules! string_enum {
+    ($(#[$meta:meta])* pub enum $name:ident { $($(#[$vmeta:meta])* $variant:ident => $text:literal,)* }) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum $name { $($(#[$vmeta])* $variant,)* }
+
+        impl $name {
+            /// Every value, in declaration order.
+            pub const ALL: &'static [$name] = &[$($name::$variant),*];
+
+            /// The string this value stands for on the wire.
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $text,)* }
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+                $name::ALL
+                    .iter()
+                    .copied()
+                    .find(|v| v.as_str() == text)
+                    .ok_or_else(|| serde::de::Error::unknown_variant(&text, &[$($text),*]))
+            }
+        }
+    };
+}
+
+string_enum! {
+    /// A rule of `docs/rules.md`, by its stable ID.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use mcp_provenance::Rule;
+    ///
+    /// assert_eq!(Rule::Ai13.as_str(), "AI-13");
+    /// assert_eq!(Rule::ALL.len(), 29);
+    /// ```
+    pub enum Rule {
+        /// `validate` takes any value and reports what is not a JSON-RPC message.
+        Msg1 => "MSG-1",
+        /// The `_meta` key grammar `[prefix/]name`.
+        Key1 => "KEY-1",
+        /// Prefixes whose second label is `modelcontextprotocol` or `mcp` are MCP's.
+        Key2 => "KEY-2",
+        /// A configured key must be valid and not reserved; the defaults are exempt.
+        Key3 => "KEY-3",
+        /// The invocation envelope is optional.
+        Ai1 => "AI-1",
+        /// The envelope is an object; its four fields are optional.
+        Ai2 => "AI-2",
+        /// `invocationReason` is an object with a required string `text`.
+        Ai3 => "AI-3",
+        /// `model` is an object with a required string `name`.
+        Ai4 => "AI-4",
+        /// `userIntent` is an object with optional string `text` and boolean `redacted`.
+        Ai5 => "AI-5",
+        /// An empty or absent `userIntent` is not malformed.
+        Ai6 => "AI-6",
+        /// `turnId` is an opaque string.
+        Ai7 => "AI-7",
+        /// Unknown envelope fields are tolerated, kept or dropped by policy.
+        Ai8 => "AI-8",
+        /// Bare `_meta.turnId` and friends are not this convention.
+        Ai9 => "AI-9",
+        /// Envelope fields are client-asserted, never authorization evidence.
+        Ai10 => "AI-10",
+        /// Only `turnId` may be echoed in a response.
+        Ai11 => "AI-11",
+        /// Intermediaries forward the envelope unmodified unless a policy says otherwise.
+        Ai12 => "AI-12",
+        /// Log-forging characters are neutralized before persisting.
+        Ai13 => "AI-13",
+        /// Per-field and total byte limits; truncation never splits a code point.
+        Ai14 => "AI-14",
+        /// `userIntent.redacted` is true whenever the text was changed or removed.
+        Ai15 => "AI-15",
+        /// Viewers encode envelope text for output, never as markup.
+        Ai16 => "AI-16",
+        /// Legacy `user_query` / `invocation_reason` arguments may be lifted.
+        Ai17 => "AI-17",
+        /// The Host adds or overwrites `initiator: "app"` on View-originated requests.
+        Ui1 => "UI-1",
+        /// The Host never sets `initiator: "app"` on model-originated calls.
+        Ui2 => "UI-2",
+        /// A View-supplied initiator is never trusted.
+        Ui3 => "UI-3",
+        /// Absence of `initiator` means unknown, never "model".
+        Ui4 => "UI-4",
+        /// Stamping touches only `initiator`.
+        Ui5 => "UI-5",
+        /// The initiator is host-attested, kept apart from other facts.
+        Ui6 => "UI-6",
+        /// Known initiators are `app`, `model`, `user`, `host`; others are flagged.
+        Ui7 => "UI-7",
+        /// Proxies and gateways preserve the `ui` entry.
+        Ui8 => "UI-8",
+    }
+}
+
+string_enum! {
+    /// A stable, kebab-case code for a [`Diagnostic`] or an [`Error`](crate::Error).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use mcp_provenance::Code;
+    ///
+    /// assert_eq!(Code::ControlCharacter.as_str(), "control-character");
+    /// ```
+    #[non_exhaustive]
+    pub enum Code {
+        /// The value is not a JSON-RPC message object (diagnostic; or an error from `sanitize`).
+        NotAMessage => "not-a-message",
+        /// The value is not a request: an object with a string `method` (error).
+        NotARequest => "not-a-request",
+        /// The value is not a response: an object with `result` or `error` (error).
+        NotAResponse => "not-a-response",
+        /// A value has the wrong JSON type (diagnostic or error).
+        InvalidType => "invalid-type",
+        /// A required field is absent (diagnostic).
+        MissingField => "missing-field",
+        /// A field the envelope does not define (diagnostic).
+        UnknownField => "unknown-field",
+        /// A bare `_meta` key that belongs inside the envelope (diagnostic).
+        BareKey => "bare-key",
+        /// A string holds a log-forging or bidi control character (diagnostic).
+        ControlCharacter => "control-character",
+        /// A field or the whole envelope is over its default byte limit (diagnostic).
+        OverLimit => "over-limit",
+        /// A response echoes more than `turnId` (diagnostic).
+        EchoLeak => "echo-leak",
+        /// A response echoes a `turnId` its request did not send (diagnostic).
+        TurnIdMismatch => "turn-id-mismatch",
+        /// An initiator outside `app`, `model`, `user`, `host` (diagnostic).
+        UnknownInitiator => "unknown-initiator",
+        /// The invocation given to `attachInvocation` breaks the envelope's schema (error).
+        InvalidInvocation => "invalid-invocation",
+        /// A configured key is not a valid `_meta` key name (diagnostic or error).
+        InvalidKey => "invalid-key",
+        /// A configured key uses a prefix reserved for MCP (diagnostic or error).
+        ReservedKey => "reserved-key",
+        /// The invocation key and the `ui` key are the same (diagnostic or error).
+        ConflictingKeys => "conflicting-keys",
+        /// A byte limit of the policy is out of range (error).
+        InvalidLimit => "invalid-limit",
+        /// An option has the wrong type or an unknown value (error).
+        InvalidOption => "invalid-option",
+        /// An initiator argument outside `app`, `model`, `user`, `host` (error).
+        InvalidInitiator => "invalid-initiator",
+    }
+}
+
+string_enum! {
+    /// How serious a [`Diagnostic`] is: a MUST-level or schema breach is an
+    /// error, a SHOULD-level one a warning.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use mcp_provenance::Severity;
+    ///
+    /// assert_eq!(Severity::Warning.as_str(), "warning");
+    /// ```
+    pub enum Severity {
+        /// Breaks a MUST or the schema: the message is not valid.
+        Error => "error",
+        /// Breaks a SHOULD, or is something `sanitize` would change.
+        Warning => "warning",
+    }
+}
+
+string_enum! {
+    /// What `sanitize` did to one place of the envelope.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use mcp_provenance::Action;
+    ///
+    /// assert_eq!(Action::Truncated.as_str(), "truncated");
+    /// ```
+    pub enum Action {
+        /// Log-forging characters were replaced (AI-13).
+        Neutralized => "neutralized",
+        /// The text was cut to its byte limit and ends with "…" (AI-14).
+        Truncated => "truncated",
+        /// The text was removed by the `userIntent: "redact"` policy (AI-15).
+        Redacted => "redacted",
+        /// The member was removed: malformed, unknown, over the envelope limit or by policy.
+        Dropped => "dropped",
+    }
+}
+
+/// One finding about a message.
+///
+/// `path` is an RFC 6901 JSON Pointer from the message root (`""` for the
+/// options of the call). `message` names the place and the expected type,
+/// never the value that was sent.
+///
+/// # Examples
+///
+/// ```
+/// use mcp_provenance::{validate, Code, Rule, Severity, ValidateOptions};
+/// use serde_json::json;
+///
+/// let request = json!({"method": "tools/call", "params": {"_meta": {
+///     "io.modelcontextprotocol/aiInvocation": {"turnId": 7}}}});
+/// let report = validate(&request, &ValidateOptions::default());
+/// let d = &report.diagnostics[0];
+/// assert_eq!((d.code, d.severity, d.rule), (Code::InvalidType, Severity::Error, Rule::Ai7));
+/// assert_eq!(d.path, "/params/_meta/io.modelcontextprotocol~1aiInvocation/turnId");
+/// assert_eq!(d.message, "`turnId` must be a string, not a number");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Diagnostic {
+    /// Stable code of the finding.
+    pub code: Code,
+    /// Error (the message is invalid) or warning.
+    pub severity: Severity,
+    /// The rule the finding cites.
+    pub rule: Rule,
+    /// Where: an RFC 6901 JSON Pointer from the message root.
+    pub path: String,
+    /// What is wrong, for a person; never quotes the value.
+    pub message: String,
+}
+
+impl Diagnostic {
+    pub(crate) fn error(code: Code, rule: Rule, path: &str, message: impl Into<String>) -> Self {
+        Self::new(code, Severity::Error, rule, path, message)
+    }
+
+    pub(crate) fn warning(code: Code, rule: Rule, path: &str, message: impl Into<String>) -> Self {
+        Self::new(code, Severity::Warning, rule, path, message)
+    }
+
+    fn new(code: Code, severity: Severity, rule: Rule, path: &str, message: impl Into<String>) -> Self {
+        Diagnostic {
+            code,
+            severity,
+            rule,
+            path: path.to_owned(),
+            message: message.into(),
+        }
+    }
+}
+
+/// What [`validate`](crate::validate) found: `valid` is true exactly when no
+/// diagnostic is an error.
+///
+/// # Examples
+///
+/// ```
+/// use mcp_provenance::{validate, ValidateOptions};
+/// use serde_json::json;
+///
+/// let report = validate(&json!({"method": "ping"}), &ValidateOptions::default());
+/// assert!(report.valid && report.diagnostics.is_empty());
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Report {
+    /// No diagnostic has error severity.
+    pub valid: bool,
+    /// Every finding, in the order of the message.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl From<Vec<Diagnostic>> for Report {
+    fn from(diagnostics: Vec<Diagnostic>) -> Self {
+        let valid = diagnostics.iter().all(|d| d.severity != Severity::Error);
+        Report { valid, diagnostics }
+    }
+}
+
+/// One thing [`sanitize`](crate::sanitize) changed, at an RFC 6901 JSON
+/// Pointer from the message root, citing the rule that made it change.
+///
+/// # Examples
+///
+/// ```
+/// use mcp_provenance::{sanitize, Action, Policy, Rule};
+/// use serde_json::json;
+///
+/// let request = json!({"method": "tools/call", "params": {"_meta": {
+///     "io.modelcontextprotocol/aiInvocation": {"turnId": "a\nb"}}}});
+/// let out = sanitize(request, &Policy::default()).unwrap();
+/// assert_eq!(out.changes[0].action, Action::Neutralized);
+/// assert_eq!(out.changes[0].rule, Rule::Ai13);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Change {
+    /// What was done.
+    pub action: Action,
+    /// Where: an RFC 6901 JSON Pointer from the message root.
+    pub path: String,
+    /// The rule that called for it.
+    pub rule: Rule,
+}

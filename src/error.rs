@@ -1,0 +1,114 @@
+//! The one error type: a call that could not run at all.
+//!
+//! What is wrong *with a message* is data (a [`Report`](crate::Report)); an
+//! [`Error`] means the call itself could not run: its input was not a message
+//! of the kind it needs, or an option was out of range.
+
+use std::fmt;
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::diagnostics::Code;
+
+/// Why a call could not run, with a stable [`Code`].
+///
+/// The message names the place and the expected type, never a value taken
+/// from the message, so an error can be logged without leaking `userIntent`.
+///
+/// # Examples
+///
+/// ```
+/// use mcp_provenance::{stamp_initiator, Code, Initiator, KeyOptions};
+/// use serde_json::json;
+///
+/// let err = stamp_initiator(json!([1, 2]), Initiator::App, &KeyOptions::default()).unwrap_err();
+/// assert_eq!(err.code(), Code::NotARequest);
+/// assert_eq!(err.js_class(), "TypeError");
+/// assert_eq!(err.to_string(), "expected a JSON-RPC request: an object with a string `method`, not an array");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error {
+    code: Code,
+    message: String,
+}
+
+impl Error {
+    pub(crate) fn new(code: Code, message: impl Into<String>) -> Self {
+        Error {
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// The stable, kebab-case code of this failure.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use mcp_provenance::{Code, KeyOptions};
+    ///
+    /// let keys = KeyOptions { invocation_key: Some("io.mcp/mine".into()), ..KeyOptions::default() };
+    /// assert_eq!(keys.check().unwrap_err().code(), Code::ReservedKey);
+    /// ```
+    pub fn code(&self) -> Code {
+        self.code
+    }
+
+    /// The JavaScript `Error` subclass that carries this failure across to JS:
+    /// `"TypeError"` for input of the wrong type, `"RangeError"` for a bad option.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use mcp_provenance::Policy;
+    ///
+    /// let policy = Policy { max_intent_bytes: 3, ..Policy::default() };
+    /// assert_eq!(policy.check().unwrap_err().js_class(), "RangeError");
+    /// ```
+    pub fn js_class(&self) -> &'static str {
+        match self.code {
+            Code::NotARequest | Code::NotAResponse | Code::NotAMessage | Code::InvalidType
+            | Code::InvalidInvocation => "TypeError",
+            _ => "RangeError",
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Reads an options object given as JSON (`null` means all defaults); any
+/// field of the wrong type or an unknown enum value is an `invalid-option`.
+pub(crate) fn options_from_value<T: DeserializeOwned + Default>(
+    value: &Value,
+    what: &str,
+) -> Result<T, Error> {
+    if value.is_null() {
+        return Ok(T::default());
+    }
+    if !value.is_object() {
+        return Err(Error::new(
+            Code::InvalidOption,
+            format!("{what} must be an object, not {}", type_name(value)),
+        ));
+    }
+    T::deserialize(value).map_err(|e| Error::new(Code::InvalidOption, format!("{what}: {e}")))
+}
+
+/// The JSON type of a value, with its article, for messages: "a string".
+pub(crate) fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}

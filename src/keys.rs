@@ -1,0 +1,217 @@
+//! `_meta` key names (KEY-1, KEY-2) and the two configurable keys (KEY-3).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::diagnostics::Code;
+use crate::error::{Error, options_from_value};
+
+/// The SEP-2817 envelope key: `_meta["io.modelcontextprotocol/aiInvocation"]`.
+///
+/// # Examples
+///
+/// ```
+/// assert!(mcp_provenance::is_reserved_meta_key(mcp_provenance::AI_INVOCATION_KEY));
+/// ```
+pub const AI_INVOCATION_KEY: &str = "io.modelcontextprotocol/aiInvocation";
+
+/// The MCP Apps key whose entry carries `initiator`: `_meta["io.modelcontextprotocol/ui"]`.
+///
+/// # Examples
+///
+/// ```
+/// assert!(mcp_provenance::is_valid_meta_key(mcp_provenance::UI_KEY));
+/// ```
+pub const UI_KEY: &str = "io.modelcontextprotocol/ui";
+
+/// Whether `key` is a well-formed `_meta` key name (KEY-1): an optional prefix
+/// of dot-separated labels and a `/`, then a name.
+///
+/// A label starts with an ASCII letter, ends with a letter or digit and holds
+/// letters, digits and `-`. The name is empty, or starts and ends with a letter
+/// or digit and holds letters, digits, `-`, `_` and `.`.
+///
+/// # Examples
+///
+/// ```
+/// use mcp_provenance::is_valid_meta_key;
+///
+/// assert!(is_valid_meta_key("com.example/aiInvocation"));
+/// assert!(is_valid_meta_key("progressToken"));
+/// assert!(!is_valid_meta_key("com.example-/x"));  // a label ends with a letter or digit
+/// assert!(!is_valid_meta_key("com.example/_x"));  // a name starts with a letter or digit
+/// ```
+pub fn is_valid_meta_key(key: &str) -> bool {
+    match key.rsplit_once('/') {
+        Some((prefix, name)) => prefix.split('.').all(is_label) && is_name(name),
+        None => is_name(key),
+    }
+}
+
+fn is_label(label: &str) -> bool {
+    let bytes = label.as_bytes();
+    match (bytes.first(), bytes.last()) {
+        (Some(first), Some(last)) => {
+            first.is_ascii_alphabetic()
+                && last.is_ascii_alphanumeric()
+                && bytes.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'-')
+        }
+        _ => false,
+    }
+}
+
+fn is_name(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    match (bytes.first(), bytes.last()) {
+        (Some(first), Some(last)) => {
+            first.is_ascii_alphanumeric()
+                && last.is_ascii_alphanumeric()
+                && bytes
+                    .iter()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+        }
+        _ => true,
+    }
+}
+
+/// Whether `key` claims MCP's own namespace (KEY-2): its prefix's second label
+/// is `modelcontextprotocol` or `mcp`, compared without regard to ASCII case
+/// (domain labels are case-insensitive). Says nothing about well-formedness;
+/// ask [`is_valid_meta_key`] for that.
+///
+/// # Examples
+///
+/// ```
+/// use mcp_provenance::is_reserved_meta_key;
+///
+/// assert!(is_reserved_meta_key("io.modelcontextprotocol/aiInvocation"));
+/// assert!(is_reserved_meta_key("com.mcp.tools/x"));
+/// assert!(!is_reserved_meta_key("com.example.mcp/x")); // `mcp` is the third label
+/// assert!(!is_reserved_meta_key("turnId"));            // no prefix at all
+/// ```
+pub fn is_reserved_meta_key(key: &str) -> bool {
+    key.split_once('/')
+        .and_then(|(prefix, _)| prefix.split('.').nth(1))
+        .is_some_and(|label| {
+            label.eq_ignore_ascii_case("modelcontextprotocol") || label.eq_ignore_ascii_case("mcp")
+        })
+}
+
+/// Which `_meta` keys carry the two entries (KEY-3). `None` means the default:
+/// [`AI_INVOCATION_KEY`] and [`UI_KEY`]. Until SEP-2817 is accepted, an
+/// experiment should use a vendor-owned key such as `com.example/aiInvocation`.
+///
+/// # Examples
+///
+/// ```
+/// use mcp_provenance::KeyOptions;
+///
+/// let keys = KeyOptions { invocation_key: Some("com.example/aiInvocation".into()), ..KeyOptions::default() };
+/// assert!(keys.check().is_ok());
+/// assert_eq!(keys.invocation_key(), "com.example/aiInvocation");
+/// assert_eq!(keys.ui_key(), "io.modelcontextprotocol/ui");
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct KeyOptions {
+    /// The key of the SEP-2817 envelope; default [`AI_INVOCATION_KEY`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub invocation_key: Option<String>,
+    /// The key of the MCP Apps entry holding `initiator`; default [`UI_KEY`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ui_key: Option<String>,
+}
+
+impl KeyOptions {
+    /// Reads key options from JSON (`null` for the defaults).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use mcp_provenance::{Code, KeyOptions};
+    /// use serde_json::json;
+    ///
+    /// let keys = KeyOptions::from_value(&json!({"uiKey": "com.example/ui"})).unwrap();
+    /// assert_eq!(keys.ui_key(), "com.example/ui");
+    /// let err = KeyOptions::from_value(&json!({"uiKey": 5})).unwrap_err();
+    /// assert_eq!(err.code(), Code::InvalidOption);
+    /// ```
+    pub fn from_value(value: &Value) -> Result<Self, Error> {
+        options_from_value(value, "key options")
+    }
+
+    /// The key of the invocation envelope in force.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(mcp_provenance::KeyOptions::default().invocation_key(), mcp_provenance::AI_INVOCATION_KEY);
+    /// ```
+    pub fn invocation_key(&self) -> &str {
+        self.invocation_key.as_deref().unwrap_or(AI_INVOCATION_KEY)
+    }
+
+    /// The key of the `ui` entry in force.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(mcp_provenance::KeyOptions::default().ui_key(), mcp_provenance::UI_KEY);
+    /// ```
+    pub fn ui_key(&self) -> &str {
+        self.ui_key.as_deref().unwrap_or(UI_KEY)
+    }
+
+    /// The first KEY-3 problem, if any: a configured key that is not a valid
+    /// key name or is reserved for MCP, or two keys that are the same. A key
+    /// equal to its own default is exempt.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use mcp_provenance::{Code, KeyOptions};
+    ///
+    /// let bad = KeyOptions { ui_key: Some("not a key".into()), ..KeyOptions::default() };
+    /// assert_eq!(bad.check().unwrap_err().code(), Code::InvalidKey);
+    /// ```
+    pub fn check(&self) -> Result<(), Error> {
+        self.errors().into_iter().next().map_or(Ok(()), Err)
+    }
+
+    /// Every KEY-3 problem, for `validate` to report them all.
+    pub(crate) fn errors(&self) -> Vec<Error> {
+        let mut errors: Vec<Error> = [
+            check_key("invocationKey", self.invocation_key.as_deref(), AI_INVOCATION_KEY),
+            check_key("uiKey", self.ui_key.as_deref(), UI_KEY),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if self.invocation_key() == self.ui_key() {
+            errors.push(Error::new(
+                Code::ConflictingKeys,
+                "options `invocationKey` and `uiKey` name the same key; the two entries need keys of their own",
+            ));
+        }
+        errors
+    }
+}
+
+fn check_key(option: &str, configured: Option<&str>, default: &str) -> Option<Error> {
+    let key = configured.filter(|key| *key != default)?;
+    if !is_valid_meta_key(key) {
+        Some(Error::new(
+            Code::InvalidKey,
+            format!("option `{option}` is not a valid _meta key name: expected [prefix/]name"),
+        ))
+    } else if is_reserved_meta_key(key) {
+        Some(Error::new(
+            Code::ReservedKey,
+            format!(
+                "option `{option}` uses a prefix reserved for MCP; use a vendor-owned prefix such as com.example/"
+            ),
+        ))
+    } else {
+        None
+    }
+}

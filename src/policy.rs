@@ -1,0 +1,177 @@
+//! What `sanitize` keeps, and how much of it.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::diagnostics::Code;
+use crate::error::{Error, options_from_value};
+use crate::keys::KeyOptions;
+
+/// The range of every per-field limit, in UTF-8 bytes.
+const FIELD_LIMITS: (u32, u32) = (16, 1_048_576);
+/// The range of `max_envelope_bytes`.
+const ENVELOPE_LIMITS: (u32, u32) = (64, 1_048_576);
+
+/// What to do with `userIntent` (AI-12, AI-15).
+///
+/// # Examples
+///
+/// ```
+/// use mcp_provenance::IntentPolicy;
+///
+/// assert_eq!(serde_json::to_value(IntentPolicy::Redact).unwrap(), "redact");
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IntentPolicy {
+    /// Keep it, neutralized and within its limit.
+    #[default]
+    Keep,
+    /// Remove `text` and set `redacted: true`.
+    Redact,
+    /// Remove `userIntent` whole.
+    Drop,
+}
+
+/// Whether to keep a member (neutralized and within limits) or drop it.
+///
+/// # Examples
+///
+/// ```
+/// use mcp_provenance::FieldPolicy;
+///
+/// assert_eq!(serde_json::to_value(FieldPolicy::Drop).unwrap(), "drop");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FieldPolicy {
+    /// Keep it, made safe.
+    Keep,
+    /// Remove it.
+    Drop,
+}
+
+/// How [`sanitize`](crate::sanitize) and [`audit_record`](crate::audit_record)
+/// make an envelope safe to persist or forward. Limits are UTF-8 bytes.
+///
+/// # Examples
+///
+/// ```
+/// use mcp_provenance::{IntentPolicy, Policy};
+/// use serde_json::json;
+///
+/// let policy = Policy::from_value(&json!({"userIntent": "redact", "maxReasonBytes": 512})).unwrap();
+/// assert_eq!(policy.user_intent, IntentPolicy::Redact);
+/// assert_eq!(policy.max_reason_bytes, 512);
+/// assert_eq!(policy.max_intent_bytes, 2048);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Policy {
+    /// Which `_meta` keys hold the entries (KEY-3).
+    #[serde(flatten)]
+    pub keys: KeyOptions,
+    /// Limit of `invocationReason.text` (and of each string of a kept unknown field); default 1024.
+    #[serde(deserialize_with = "whole_number")]
+    pub max_reason_bytes: u32,
+    /// Limit of `userIntent.text`; default 2048.
+    #[serde(deserialize_with = "whole_number")]
+    pub max_intent_bytes: u32,
+    /// Limit of `model.name`; default 256.
+    #[serde(deserialize_with = "whole_number")]
+    pub max_model_bytes: u32,
+    /// Limit of `turnId`; default 128.
+    #[serde(deserialize_with = "whole_number")]
+    pub max_turn_id_bytes: u32,
+    /// Limit of the whole envelope as compact JSON; default 8192.
+    #[serde(deserialize_with = "whole_number")]
+    pub max_envelope_bytes: u32,
+    /// What to do with `userIntent`; default keep.
+    pub user_intent: IntentPolicy,
+    /// What to do with `model`; default keep.
+    pub model: FieldPolicy,
+    /// What to do with `invocationReason`; default keep.
+    pub invocation_reason: FieldPolicy,
+    /// What to do with fields the envelope does not define (AI-8); default drop.
+    pub unknown_fields: FieldPolicy,
+}
+
+/// Reads a limit from any JSON number: one that is not a whole number within
+/// `u32` becomes 0, which [`Policy::check`] then rejects with `invalid-limit`,
+/// so 1.5, -1 and 1e12 get the same clear error as 8.
+fn whole_number<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<u32, D::Error> {
+    let number = f64::deserialize(deserializer)?;
+    let whole = number.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&number);
+    Ok(if whole { number as u32 } else { 0 })
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Policy {
+            keys: KeyOptions::default(),
+            max_reason_bytes: 1024,
+            max_intent_bytes: 2048,
+            max_model_bytes: 256,
+            max_turn_id_bytes: 128,
+            max_envelope_bytes: 8192,
+            user_intent: IntentPolicy::Keep,
+            model: FieldPolicy::Keep,
+            invocation_reason: FieldPolicy::Keep,
+            unknown_fields: FieldPolicy::Drop,
+        }
+    }
+}
+
+impl Policy {
+    /// Reads a policy from JSON with the JS field names (`null` for the
+    /// default), and checks it.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use mcp_provenance::{Code, Policy};
+    /// use serde_json::json;
+    ///
+    /// let err = Policy::from_value(&json!({"userIntent": "shred"})).unwrap_err();
+    /// assert_eq!(err.code(), Code::InvalidOption);
+    /// let err = Policy::from_value(&json!({"maxTurnIdBytes": 8})).unwrap_err();
+    /// assert_eq!(err.code(), Code::InvalidLimit);
+    /// ```
+    pub fn from_value(value: &Value) -> Result<Self, Error> {
+        let policy: Policy = options_from_value(value, "policy")?;
+        policy.check()?;
+        Ok(policy)
+    }
+
+    /// Checks the keys (KEY-3) and that every limit is in range: 16 to
+    /// 1,048,576 for a field, 64 to 1,048,576 for the envelope.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use mcp_provenance::Policy;
+    ///
+    /// assert!(Policy::default().check().is_ok());
+    /// let err = Policy { max_envelope_bytes: 32, ..Policy::default() }.check().unwrap_err();
+    /// assert_eq!(err.to_string(), "policy `maxEnvelopeBytes` must be an integer from 64 to 1048576");
+    /// ```
+    pub fn check(&self) -> Result<(), Error> {
+        self.keys.check()?;
+        let limits = [
+            ("maxReasonBytes", self.max_reason_bytes, FIELD_LIMITS),
+            ("maxIntentBytes", self.max_intent_bytes, FIELD_LIMITS),
+            ("maxModelBytes", self.max_model_bytes, FIELD_LIMITS),
+            ("maxTurnIdBytes", self.max_turn_id_bytes, FIELD_LIMITS),
+            ("maxEnvelopeBytes", self.max_envelope_bytes, ENVELOPE_LIMITS),
+        ];
+        for (name, value, (low, high)) in limits {
+            if !(low..=high).contains(&value) {
+                return Err(Error::new(
+                    Code::InvalidLimit,
+                    format!("policy `{name}` must be an integer from {low} to {high}"),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
