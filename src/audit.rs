@@ -25,8 +25,9 @@ const MAX_RECORDED_NAME_BYTES: usize = 256;
 /// use mcp_provenance::AuditContext;
 /// use serde_json::json;
 ///
-/// let context = AuditContext::from_value(&json!({"receivedAt": "2026-11-29T20:00:00Z", "sessionId": "s-1"})).unwrap();
+/// let context = AuditContext::from_value(&json!({"receivedAt": "2026-11-29T20:00:00Z", "sessionId": "s-1"}))?;
 /// assert_eq!(context.session_id.as_deref(), Some("s-1"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
@@ -69,7 +70,8 @@ impl AuditContext {
 /// ```
 /// use mcp_provenance::RequestId;
 ///
-/// assert_eq!(serde_json::to_value(RequestId::String("r-1".into())).unwrap(), "r-1");
+/// assert_eq!(serde_json::to_value(RequestId::String("r-1".into()))?, "r-1");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
@@ -87,7 +89,8 @@ pub enum RequestId {
 ///
 /// ```
 /// let asserted = mcp_provenance::ClientAsserted::default();
-/// assert_eq!(serde_json::to_value(asserted).unwrap(), serde_json::json!({}));
+/// assert_eq!(serde_json::to_value(asserted)?, serde_json::json!({}));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -116,7 +119,8 @@ pub struct ClientAsserted {
 ///
 /// ```
 /// let attested = mcp_provenance::HostAttested { initiator: Some("app".into()) };
-/// assert_eq!(serde_json::to_value(attested).unwrap(), serde_json::json!({"initiator": "app"}));
+/// assert_eq!(serde_json::to_value(attested)?, serde_json::json!({"initiator": "app"}));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HostAttested {
@@ -131,7 +135,8 @@ pub struct HostAttested {
 ///
 /// ```
 /// let witnessed = mcp_provenance::Witnessed { session_id: Some("s-1".into()), ..Default::default() };
-/// assert_eq!(serde_json::to_value(witnessed).unwrap(), serde_json::json!({"sessionId": "s-1"}));
+/// assert_eq!(serde_json::to_value(witnessed)?, serde_json::json!({"sessionId": "s-1"}));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -158,11 +163,12 @@ pub struct Witnessed {
 ///
 /// let request = json!({"id": 3, "method": "tools/call", "params": {"name": "refresh_dashboard",
 ///     "_meta": {"io.modelcontextprotocol/ui": {"initiator": "app"}}}});
-/// let record = audit_record(&request, &AuditContext::default()).unwrap();
-/// assert_eq!(serde_json::to_value(&record).unwrap(), json!({
+/// let record = audit_record(&request, &AuditContext::default())?;
+/// assert_eq!(serde_json::to_value(&record)?, json!({
 ///     "method": "tools/call", "tool": "refresh_dashboard", "requestId": 3,
 ///     "clientAsserted": {}, "hostAttested": {"initiator": "app"}, "witnessed": {},
 ///     "diagnostics": []}));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -204,11 +210,12 @@ pub struct AuditRecord {
 /// let request = json!({"method": "tools/call", "params": {"name": "execute_query", "_meta": {
 ///     "io.modelcontextprotocol/aiInvocation": {"model": {"name": "example-model"}, "turnId": "t\r\n1"}}}});
 /// let context = AuditContext { session_id: Some("s-9".into()), ..AuditContext::default() };
-/// let record = audit_record(&request, &context).unwrap();
+/// let record = audit_record(&request, &context)?;
 /// assert_eq!(record.client_asserted.model.as_deref(), Some("example-model"));
 /// assert_eq!(record.client_asserted.turn_id.as_deref(), Some("t  1"));
 /// assert_eq!(record.witnessed.session_id.as_deref(), Some("s-9"));
 /// assert_eq!(record.diagnostics[0].rule.as_str(), "AI-13");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn audit_record(request: &Value, context: &AuditContext) -> Result<AuditRecord, Error> {
     let default_policy = Policy::default();
@@ -226,7 +233,10 @@ pub fn audit_record(request: &Value, context: &AuditContext) -> Result<AuditReco
         Some(envelope) => client_asserted(envelope, policy, &join(PARAMS_META, key)),
         None => ClientAsserted::default(),
     };
-    let method = map.get("method").and_then(Value::as_str).unwrap_or_default();
+    let method = map
+        .get("method")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
     let tool = map
         .get("params")
         .and_then(|params| params.get("name"))
@@ -261,7 +271,9 @@ fn client_asserted(envelope: &Value, policy: &Policy, path: &str) -> ClientAsser
     let intent_path = join(path, "userIntent");
     let user_intent_redacted = envelope.get("userIntent").map(|intent| {
         intent.get("redacted") == Some(&Value::Bool(true))
-            || changes.iter().any(|change| overlaps(&change.path, &intent_path))
+            || changes
+                .iter()
+                .any(|change| overlaps(&change.path, &intent_path))
     });
     ClientAsserted {
         turn_id: text(field("turnId")),
@@ -281,4 +293,3 @@ fn name(text: &str) -> String {
 fn neutral(text: &str) -> String {
     text::neutralize(text).into_owned()
 }
-

@@ -22,7 +22,7 @@ macro_rules! string_enum {
 
         impl std::fmt::Display for $name {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str(self.as_str())
+                f.pad(self.as_str())
             }
         }
 
@@ -255,7 +255,29 @@ impl Diagnostic {
         Self::new(code, Severity::Warning, rule, path, message)
     }
 
-    fn new(code: Code, severity: Severity, rule: Rule, path: &str, message: impl Into<String>) -> Self {
+    /// `what` is of the wrong JSON type: names the expected type and the
+    /// type found, never the value.
+    pub(crate) fn invalid_type(
+        what: &str,
+        expected: &str,
+        found: &serde_json::Value,
+        rule: Rule,
+        path: &str,
+    ) -> Self {
+        let message = format!(
+            "{what} must be {expected}, not {}",
+            crate::error::type_name(found)
+        );
+        Self::error(Code::InvalidType, rule, path, message)
+    }
+
+    fn new(
+        code: Code,
+        severity: Severity,
+        rule: Rule,
+        path: &str,
+        message: impl Into<String>,
+    ) -> Self {
         Diagnostic {
             code,
             severity,
@@ -304,9 +326,10 @@ impl From<Vec<Diagnostic>> for Report {
 ///
 /// let request = json!({"method": "tools/call", "params": {"_meta": {
 ///     "io.modelcontextprotocol/aiInvocation": {"turnId": "a\nb"}}}});
-/// let out = sanitize(request, &Policy::default()).unwrap();
+/// let out = sanitize(request, &Policy::default())?;
 /// assert_eq!(out.changes[0].action, Action::Neutralized);
 /// assert_eq!(out.changes[0].rule, Rule::Ai13);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Change {

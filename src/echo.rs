@@ -14,7 +14,11 @@ const RESULT_META: &str = "/result/_meta";
 /// The request's `turnId`, when it is a string.
 pub(crate) fn turn_id<'a>(request: &'a Value, invocation_key: &str) -> Option<&'a str> {
     let request = request.as_object()?;
-    message::request_meta(request).ok()??.get(invocation_key)?.get("turnId")?.as_str()
+    message::request_meta(request)
+        .ok()??
+        .get(invocation_key)?
+        .get("turnId")?
+        .as_str()
 }
 
 /// Makes the response's envelope hold the request's `turnId` and nothing else
@@ -38,8 +42,9 @@ pub(crate) fn turn_id<'a>(request: &'a Value, invocation_key: &str) -> Option<&'
 /// let request = json!({"id": 1, "method": "tools/call", "params": {"_meta": {
 ///     "io.modelcontextprotocol/aiInvocation": {"turnId": "t-1", "userIntent": {"text": "secret"}}}}});
 /// let response = json!({"id": 1, "result": {"content": []}});
-/// let reply = echo_turn_id(&request, response, &KeyOptions::default()).unwrap();
+/// let reply = echo_turn_id(&request, response, &KeyOptions::default())?;
 /// assert_eq!(reply["result"]["_meta"], json!({"io.modelcontextprotocol/aiInvocation": {"turnId": "t-1"}}));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn echo_turn_id(request: &Value, response: Value, keys: &KeyOptions) -> Result<Value, Error> {
     keys.check()?;
@@ -72,7 +77,8 @@ pub fn echo_turn_id(request: &Value, response: Value, keys: &KeyOptions) -> Resu
     match turn_id(request, key) {
         Some(turn_id) => {
             let echo = Object::from_iter([("turnId".to_owned(), Value::from(turn_id))]);
-            message::object_entry(result, "_meta", RESULT_META)?.insert(key.to_owned(), Value::Object(echo));
+            message::object_entry(result, "_meta", RESULT_META)?
+                .insert(key.to_owned(), Value::Object(echo));
         }
         None => {
             if let Some(Value::Object(meta)) = result.get_mut("_meta") {
@@ -104,11 +110,12 @@ pub(crate) fn check(
     };
     let path = join(RESULT_META, invocation_key);
     let Value::Object(envelope) = envelope else {
-        return out.push(Diagnostic::error(
-            Code::InvalidType,
+        return out.push(Diagnostic::invalid_type(
+            "the echoed envelope",
+            "an object",
+            envelope,
             Rule::Ai11,
             &path,
-            format!("the echoed envelope must be an object, not {}", type_name(envelope)),
         ));
     };
     let known: Vec<&str> = field_names().collect();
@@ -116,7 +123,11 @@ pub(crate) fn check(
         .iter()
         .copied()
         .filter(|name| *name != "turnId" && envelope.contains_key(*name))
-        .chain(unknown_members(envelope, &known).into_iter().map(|(name, _)| name.as_str()));
+        .chain(
+            unknown_members(envelope, &known)
+                .into_iter()
+                .map(|(name, _)| name.as_str()),
+        );
     for name in leaked {
         out.push(Diagnostic::warning(
             Code::EchoLeak,
@@ -138,11 +149,12 @@ pub(crate) fn check(
                 ));
             }
         }
-        Some(other) => out.push(Diagnostic::error(
-            Code::InvalidType,
+        Some(other) => out.push(Diagnostic::invalid_type(
+            "`turnId`",
+            "a string",
+            other,
             Rule::Ai7,
             &join(&path, "turnId"),
-            format!("`turnId` must be a string, not {}", type_name(other)),
         )),
     }
 }

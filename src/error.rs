@@ -68,7 +68,10 @@ impl Error {
     /// ```
     pub fn js_class(&self) -> &'static str {
         match self.code {
-            Code::NotARequest | Code::NotAResponse | Code::NotAMessage | Code::InvalidType
+            Code::NotARequest
+            | Code::NotAResponse
+            | Code::NotAMessage
+            | Code::InvalidType
             | Code::InvalidInvocation => "TypeError",
             _ => "RangeError",
         }

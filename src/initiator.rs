@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::diagnostics::{Code, Diagnostic, Rule};
-use crate::error::{Error, type_name};
+use crate::error::Error;
 use crate::keys::KeyOptions;
 use crate::message::{self, Object, PARAMS_META};
 use crate::pointer::join;
@@ -23,9 +23,10 @@ const MAX_RECORDED_INITIATOR_BYTES: usize = 64;
 /// ```
 /// use mcp_provenance::Initiator;
 ///
-/// assert_eq!("app".parse::<Initiator>().unwrap(), Initiator::App);
+/// assert_eq!("app".parse::<Initiator>()?, Initiator::App);
 /// assert_eq!(Initiator::Model.as_str(), "model");
 /// assert!("App".parse::<Initiator>().is_err()); // values are case-sensitive
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -43,7 +44,12 @@ pub enum Initiator {
 
 impl Initiator {
     /// Every known value, in the order of the proposal.
-    pub const ALL: [Initiator; 4] = [Initiator::App, Initiator::Model, Initiator::User, Initiator::Host];
+    pub const ALL: [Initiator; 4] = [
+        Initiator::App,
+        Initiator::Model,
+        Initiator::User,
+        Initiator::Host,
+    ];
 
     /// The value as it stands in `_meta`.
     ///
@@ -99,11 +105,16 @@ impl FromStr for Initiator {
 /// // The View tried to claim the model made this call.
 /// let from_view = json!({"method": "tools/call", "params": {"name": "refresh_dashboard",
 ///     "_meta": {"io.modelcontextprotocol/ui": {"initiator": "model", "theme": "dark"}}}});
-/// let forwarded = stamp_initiator(from_view, Initiator::App, &KeyOptions::default()).unwrap();
+/// let forwarded = stamp_initiator(from_view, Initiator::App, &KeyOptions::default())?;
 /// assert_eq!(forwarded["params"]["_meta"]["io.modelcontextprotocol/ui"],
 ///            json!({"initiator": "app", "theme": "dark"}));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn stamp_initiator(request: Value, initiator: Initiator, keys: &KeyOptions) -> Result<Value, Error> {
+pub fn stamp_initiator(
+    request: Value,
+    initiator: Initiator,
+    keys: &KeyOptions,
+) -> Result<Value, Error> {
     keys.check()?;
     let mut request = message::into_request(request)?;
     let stamp = Value::from(initiator.as_str());
@@ -137,8 +148,9 @@ pub fn stamp_initiator(request: Value, initiator: Initiator, keys: &KeyOptions) 
 ///
 /// let model_call = json!({"method": "tools/call", "params": {"name": "execute_query",
 ///     "_meta": {"io.modelcontextprotocol/ui": {"initiator": "app"}}}});
-/// let sent = clear_initiator(model_call, &KeyOptions::default()).unwrap();
+/// let sent = clear_initiator(model_call, &KeyOptions::default())?;
 /// assert_eq!(sent["params"]["_meta"]["io.modelcontextprotocol/ui"], json!({}));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn clear_initiator(request: Value, keys: &KeyOptions) -> Result<Value, Error> {
     keys.check()?;
@@ -155,11 +167,12 @@ pub fn clear_initiator(request: Value, keys: &KeyOptions) -> Result<Value, Error
 pub(crate) fn check(entry: &Value, ui_key: &str, out: &mut Vec<Diagnostic>) {
     let path = join(PARAMS_META, ui_key);
     let Value::Object(entry) = entry else {
-        out.push(Diagnostic::error(
-            Code::InvalidType,
+        out.push(Diagnostic::invalid_type(
+            "the ui entry",
+            "an object",
+            entry,
             Rule::Ui7,
             &path,
-            format!("the ui entry must be an object, not {}", type_name(entry)),
         ));
         return;
     };
@@ -172,11 +185,12 @@ pub(crate) fn check(entry: &Value, ui_key: &str, out: &mut Vec<Diagnostic>) {
             &join(&path, "initiator"),
             "initiator is not one of \"app\", \"model\", \"user\", \"host\"",
         )),
-        Some(other) => out.push(Diagnostic::error(
-            Code::InvalidType,
+        Some(other) => out.push(Diagnostic::invalid_type(
+            "`initiator`",
+            "a string",
+            other,
             Rule::Ui7,
             &join(&path, "initiator"),
-            format!("`initiator` must be a string, not {}", type_name(other)),
         )),
     }
 }

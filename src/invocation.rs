@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use crate::diagnostics::{Code, Diagnostic, Rule, Severity};
-use crate::error::{Error, type_name};
+use crate::error::Error;
 use crate::keys::KeyOptions;
 use crate::message::{self, Object};
 use crate::pointer::join;
@@ -23,7 +23,10 @@ pub(crate) fn field_names() -> impl Iterator<Item = &'static str> {
 
 /// The members of `object` outside `known`, sorted by name so that every
 /// runtime reports them in one order, whatever order its maps keep.
-pub(crate) fn unknown_members<'a>(object: &'a Object, known: &[&str]) -> Vec<(&'a String, &'a Value)> {
+pub(crate) fn unknown_members<'a>(
+    object: &'a Object,
+    known: &[&str],
+) -> Vec<(&'a String, &'a Value)> {
     let mut unknown: Vec<_> = object
         .iter()
         .filter(|(name, _)| !known.contains(&name.as_str()))
@@ -36,16 +39,24 @@ pub(crate) fn unknown_members<'a>(object: &'a Object, known: &[&str]) -> Vec<(&'
 /// fields it does not define (AI-8). `path` is the envelope's pointer.
 pub(crate) fn check(envelope: &Value, path: &str, out: &mut Vec<Diagnostic>) {
     let Value::Object(envelope) = envelope else {
-        out.push(Diagnostic::error(
-            Code::InvalidType,
+        out.push(Diagnostic::invalid_type(
+            "the invocation envelope",
+            "an object",
+            envelope,
             Rule::Ai2,
             path,
-            format!("the invocation envelope must be an object, not {}", type_name(envelope)),
         ));
         return;
     };
     if let Some(reason) = envelope.get("invocationReason") {
-        required_text(reason, "invocationReason", "text", Rule::Ai3, &join(path, "invocationReason"), out);
+        required_text(
+            reason,
+            "invocationReason",
+            "text",
+            Rule::Ai3,
+            &join(path, "invocationReason"),
+            out,
+        );
     }
     if let Some(model) = envelope.get("model") {
         required_text(model, "model", "name", Rule::Ai4, &join(path, "model"), out);
@@ -54,16 +65,37 @@ pub(crate) fn check(envelope: &Value, path: &str, out: &mut Vec<Diagnostic>) {
         user_intent(intent, &join(path, "userIntent"), out);
     }
     if let Some(turn_id) = envelope.get("turnId") {
-        expect_type(turn_id, Value::is_string, "`turnId`", "a string", Rule::Ai7, &join(path, "turnId"), out);
+        expect_type(
+            turn_id,
+            Value::is_string,
+            "`turnId`",
+            "a string",
+            Rule::Ai7,
+            &join(path, "turnId"),
+            out,
+        );
     }
     let names: Vec<&str> = field_names().collect();
     warn_unknown(envelope, &names, path, out);
 }
 
 /// An object field whose `member` is a required string (AI-3, AI-4).
-fn required_text(value: &Value, field: &str, member: &str, rule: Rule, path: &str, out: &mut Vec<Diagnostic>) {
+fn required_text(
+    value: &Value,
+    field: &str,
+    member: &str,
+    rule: Rule,
+    path: &str,
+    out: &mut Vec<Diagnostic>,
+) {
     let Value::Object(object) = value else {
-        out.push(invalid_type(&format!("`{field}`"), "an object", value, rule, path));
+        out.push(Diagnostic::invalid_type(
+            &format!("`{field}`"),
+            "an object",
+            value,
+            rule,
+            path,
+        ));
         return;
     };
     let member_path = join(path, member);
@@ -74,7 +106,15 @@ fn required_text(value: &Value, field: &str, member: &str, rule: Rule, path: &st
             &member_path,
             format!("`{field}` must have a string `{member}`"),
         )),
-        Some(text) => expect_type(text, Value::is_string, &format!("`{field}.{member}`"), "a string", rule, &member_path, out),
+        Some(text) => expect_type(
+            text,
+            Value::is_string,
+            &format!("`{field}.{member}`"),
+            "a string",
+            rule,
+            &member_path,
+            out,
+        ),
     }
     warn_unknown(object, &[member], path, out);
 }
@@ -83,14 +123,36 @@ fn required_text(value: &Value, field: &str, member: &str, rule: Rule, path: &st
 /// empty is fine (AI-5, AI-6).
 fn user_intent(value: &Value, path: &str, out: &mut Vec<Diagnostic>) {
     let Value::Object(intent) = value else {
-        out.push(invalid_type("`userIntent`", "an object", value, Rule::Ai5, path));
+        out.push(Diagnostic::invalid_type(
+            "`userIntent`",
+            "an object",
+            value,
+            Rule::Ai5,
+            path,
+        ));
         return;
     };
     if let Some(text) = intent.get("text") {
-        expect_type(text, Value::is_string, "`userIntent.text`", "a string", Rule::Ai5, &join(path, "text"), out);
+        expect_type(
+            text,
+            Value::is_string,
+            "`userIntent.text`",
+            "a string",
+            Rule::Ai5,
+            &join(path, "text"),
+            out,
+        );
     }
     if let Some(redacted) = intent.get("redacted") {
-        expect_type(redacted, Value::is_boolean, "`userIntent.redacted`", "a boolean", Rule::Ai5, &join(path, "redacted"), out);
+        expect_type(
+            redacted,
+            Value::is_boolean,
+            "`userIntent.redacted`",
+            "a boolean",
+            Rule::Ai5,
+            &join(path, "redacted"),
+            out,
+        );
     }
     warn_unknown(intent, &["text", "redacted"], path, out);
 }
@@ -105,17 +167,8 @@ fn expect_type(
     out: &mut Vec<Diagnostic>,
 ) {
     if !is_expected(value) {
-        out.push(invalid_type(what, expected, value, rule, path));
+        out.push(Diagnostic::invalid_type(what, expected, value, rule, path));
     }
-}
-
-fn invalid_type(what: &str, expected: &str, found: &Value, rule: Rule, path: &str) -> Diagnostic {
-    Diagnostic::error(
-        Code::InvalidType,
-        rule,
-        path,
-        format!("{what} must be {expected}, not {}", type_name(found)),
-    )
 }
 
 fn warn_unknown(object: &Object, known: &[&str], path: &str, out: &mut Vec<Diagnostic>) {
@@ -149,13 +202,18 @@ fn warn_unknown(object: &Object, known: &[&str], path: &str, out: &mut Vec<Diagn
 /// let request = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
 ///                      "params": {"name": "list_tables", "arguments": {}}});
 /// let invocation = json!({"model": {"name": "example-model"}, "turnId": "t-1"});
-/// let sent = attach_invocation(request, invocation.clone(), &KeyOptions::default()).unwrap();
+/// let sent = attach_invocation(request, invocation.clone(), &KeyOptions::default())?;
 /// assert_eq!(sent["params"]["_meta"]["io.modelcontextprotocol/aiInvocation"], invocation);
 ///
 /// let bad = attach_invocation(sent, json!({"turnId": 1}), &KeyOptions::default()).unwrap_err();
 /// assert_eq!(bad.to_string(), "invalid invocation at `/turnId`: `turnId` must be a string, not a number");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn attach_invocation(request: Value, invocation: Value, keys: &KeyOptions) -> Result<Value, Error> {
+pub fn attach_invocation(
+    request: Value,
+    invocation: Value,
+    keys: &KeyOptions,
+) -> Result<Value, Error> {
     keys.check()?;
     let mut request = message::into_request(request)?;
     let mut found = Vec::new();

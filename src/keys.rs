@@ -48,30 +48,28 @@ pub fn is_valid_meta_key(key: &str) -> bool {
     }
 }
 
+/// A label starts with a letter; inside, letters, digits and `-`.
 fn is_label(label: &str) -> bool {
-    let bytes = label.as_bytes();
-    match (bytes.first(), bytes.last()) {
-        (Some(first), Some(last)) => {
-            first.is_ascii_alphabetic()
-                && last.is_ascii_alphanumeric()
-                && bytes.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'-')
-        }
-        _ => false,
-    }
+    shaped(label, u8::is_ascii_alphabetic, |b| {
+        b.is_ascii_alphanumeric() || *b == b'-'
+    })
+    .unwrap_or(false)
 }
 
+/// A name is empty, or starts with a letter or digit; inside, also `-`, `_`, `.`.
 fn is_name(name: &str) -> bool {
-    let bytes = name.as_bytes();
-    match (bytes.first(), bytes.last()) {
-        (Some(first), Some(last)) => {
-            first.is_ascii_alphanumeric()
-                && last.is_ascii_alphanumeric()
-                && bytes
-                    .iter()
-                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
-        }
-        _ => true,
-    }
+    shaped(name, u8::is_ascii_alphanumeric, |b| {
+        b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.')
+    })
+    .unwrap_or(true)
+}
+
+/// Whether `text` starts with a byte `first` accepts, ends with an ASCII
+/// letter or digit and holds only bytes `inside` accepts; `None` when empty.
+fn shaped(text: &str, first: fn(&u8) -> bool, inside: fn(&u8) -> bool) -> Option<bool> {
+    let bytes = text.as_bytes();
+    let (head, tail) = (bytes.first()?, bytes.last()?);
+    Some(first(head) && tail.is_ascii_alphanumeric() && bytes.iter().all(inside))
 }
 
 /// Whether `key` claims MCP's own namespace (KEY-2): its prefix's second label
@@ -131,10 +129,11 @@ impl KeyOptions {
     /// use mcp_provenance::{Code, KeyOptions};
     /// use serde_json::json;
     ///
-    /// let keys = KeyOptions::from_value(&json!({"uiKey": "com.example/ui"})).unwrap();
+    /// let keys = KeyOptions::from_value(&json!({"uiKey": "com.example/ui"}))?;
     /// assert_eq!(keys.ui_key(), "com.example/ui");
     /// let err = KeyOptions::from_value(&json!({"uiKey": 5})).unwrap_err();
     /// assert_eq!(err.code(), Code::InvalidOption);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn from_value(value: &Value) -> Result<Self, Error> {
         options_from_value(value, "key options")
@@ -181,7 +180,11 @@ impl KeyOptions {
     /// Every KEY-3 problem, for `validate` to report them all.
     pub(crate) fn errors(&self) -> Vec<Error> {
         let mut errors: Vec<Error> = [
-            check_key("invocationKey", self.invocation_key.as_deref(), AI_INVOCATION_KEY),
+            check_key(
+                "invocationKey",
+                self.invocation_key.as_deref(),
+                AI_INVOCATION_KEY,
+            ),
             check_key("uiKey", self.ui_key.as_deref(), UI_KEY),
         ]
         .into_iter()

@@ -21,8 +21,9 @@ const INVOCATION_REASON: &str = "invocation_reason";
 /// use mcp_provenance::LiftOptions;
 /// use serde_json::json;
 ///
-/// let options = LiftOptions::from_value(&json!({"remove": true})).unwrap();
+/// let options = LiftOptions::from_value(&json!({"remove": true}))?;
 /// assert!(options.remove);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
@@ -42,7 +43,8 @@ impl LiftOptions {
     /// ```
     /// use mcp_provenance::LiftOptions;
     ///
-    /// assert_eq!(LiftOptions::from_value(&serde_json::Value::Null).unwrap(), LiftOptions::default());
+    /// assert_eq!(LiftOptions::from_value(&serde_json::Value::Null)?, LiftOptions::default());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn from_value(value: &Value) -> Result<Self, Error> {
         options_from_value(value, "lift options")
@@ -72,9 +74,10 @@ impl LiftOptions {
 ///
 /// let legacy = json!({"method": "tools/call", "params": {"name": "execute_query",
 ///     "arguments": {"query": "SELECT 1", "user_query": "Show me 10 employees"}}});
-/// let lifted = lift_legacy_arguments(legacy, &LiftOptions { remove: true, ..LiftOptions::default() }).unwrap();
+/// let lifted = lift_legacy_arguments(legacy, &LiftOptions { remove: true, ..LiftOptions::default() })?;
 /// assert_eq!(lifted["params"], json!({"name": "execute_query", "arguments": {"query": "SELECT 1"},
 ///     "_meta": {"io.modelcontextprotocol/aiInvocation": {"userIntent": {"text": "Show me 10 employees"}}}}));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn lift_legacy_arguments(request: Value, options: &LiftOptions) -> Result<Value, Error> {
     options.keys.check()?;
@@ -108,7 +111,10 @@ pub fn lift_legacy_arguments(request: Value, options: &LiftOptions) -> Result<Va
                 let intent = Object::from_iter([("text".to_owned(), Value::String(query))]);
                 envelope.insert("userIntent".to_owned(), Value::Object(intent));
             }
-            Some(Value::Object(intent)) if !intent.contains_key("text") && intent.get("redacted") != Some(&Value::Bool(true)) => {
+            Some(Value::Object(intent))
+                if !intent.contains_key("text")
+                    && intent.get("redacted") != Some(&Value::Bool(true)) =>
+            {
                 intent.insert("text".to_owned(), Value::String(query));
             }
             Some(_) => {}
@@ -124,5 +130,8 @@ pub fn lift_legacy_arguments(request: Value, options: &LiftOptions) -> Result<Va
 }
 
 fn string(arguments: &Object, key: &str) -> Option<String> {
-    arguments.get(key).and_then(Value::as_str).map(str::to_owned)
+    arguments
+        .get(key)
+        .and_then(Value::as_str)
+        .map(str::to_owned)
 }

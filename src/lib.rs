@@ -31,7 +31,9 @@ mod sanitize;
 mod text;
 mod validate;
 
-pub use audit::{AuditContext, AuditRecord, ClientAsserted, HostAttested, RequestId, Witnessed, audit_record};
+pub use audit::{
+    AuditContext, AuditRecord, ClientAsserted, HostAttested, RequestId, Witnessed, audit_record,
+};
 pub use diagnostics::{Action, Change, Code, Diagnostic, Report, Rule, Severity};
 pub use echo::echo_turn_id;
 pub use error::Error;

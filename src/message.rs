@@ -56,10 +56,7 @@ pub(crate) fn object_entry<'a>(
     key: &str,
     path: &'static str,
 ) -> Result<&'a mut Object, NotAnObject> {
-    match map
-        .entry(key)
-        .or_insert_with(|| Value::Object(Map::new()))
-    {
+    match map.entry(key).or_insert_with(|| Value::Object(Map::new())) {
         Value::Object(object) => Ok(object),
         other => Err(NotAnObject {
             path,

@@ -19,7 +19,8 @@ const ENVELOPE_LIMITS: (u32, u32) = (64, 1_048_576);
 /// ```
 /// use mcp_provenance::IntentPolicy;
 ///
-/// assert_eq!(serde_json::to_value(IntentPolicy::Redact).unwrap(), "redact");
+/// assert_eq!(serde_json::to_value(IntentPolicy::Redact)?, "redact");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -40,7 +41,8 @@ pub enum IntentPolicy {
 /// ```
 /// use mcp_provenance::FieldPolicy;
 ///
-/// assert_eq!(serde_json::to_value(FieldPolicy::Drop).unwrap(), "drop");
+/// assert_eq!(serde_json::to_value(FieldPolicy::Drop)?, "drop");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -60,10 +62,11 @@ pub enum FieldPolicy {
 /// use mcp_provenance::{IntentPolicy, Policy};
 /// use serde_json::json;
 ///
-/// let policy = Policy::from_value(&json!({"userIntent": "redact", "maxReasonBytes": 512})).unwrap();
+/// let policy = Policy::from_value(&json!({"userIntent": "redact", "maxReasonBytes": 512}))?;
 /// assert_eq!(policy.user_intent, IntentPolicy::Redact);
 /// assert_eq!(policy.max_reason_bytes, 512);
 /// assert_eq!(policy.max_intent_bytes, 2048);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]

@@ -9,8 +9,8 @@ use crate::diagnostics::{Action, Change, Code, Rule};
 use crate::error::{Error, type_name};
 use crate::invocation::{FIELDS, field_names, unknown_members};
 use crate::message::{self, Object, PARAMS_META};
-use crate::policy::{FieldPolicy, IntentPolicy, Policy};
 use crate::pointer::join;
+use crate::policy::{FieldPolicy, IntentPolicy, Policy};
 use crate::text;
 
 /// How deep a kept unknown field may nest before its deeper part is dropped.
@@ -25,9 +25,10 @@ const MAX_UNKNOWN_DEPTH: usize = 16;
 /// use serde_json::json;
 ///
 /// let request = json!({"method": "ping"});
-/// let out = sanitize(request.clone(), &Policy::default()).unwrap();
+/// let out = sanitize(request.clone(), &Policy::default())?;
 /// assert_eq!(out.message, request);
 /// assert!(out.changes.is_empty());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Sanitized {
@@ -62,18 +63,22 @@ pub struct Sanitized {
 ///
 /// let request = json!({"method": "tools/call", "params": {"name": "q", "_meta": {
 ///     "io.modelcontextprotocol/aiInvocation": {"userIntent": {"text": "a\r\nFAKE LOG LINE"}}}}});
-/// let out = sanitize(request, &Policy::default()).unwrap();
+/// let out = sanitize(request, &Policy::default())?;
 /// assert_eq!(
 ///     out.message["params"]["_meta"]["io.modelcontextprotocol/aiInvocation"]["userIntent"],
 ///     json!({"text": "a  FAKE LOG LINE", "redacted": true})
 /// );
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn sanitize(message: Value, policy: &Policy) -> Result<Sanitized, Error> {
     policy.check()?;
     let Value::Object(mut map) = message else {
         return Err(Error::new(
             Code::NotAMessage,
-            format!("expected a JSON-RPC message object, not {}", type_name(&message)),
+            format!(
+                "expected a JSON-RPC message object, not {}",
+                type_name(&message)
+            ),
         ));
     };
     let mut changes = Vec::new();
@@ -100,7 +105,11 @@ pub fn sanitize(message: Value, policy: &Policy) -> Result<Sanitized, Error> {
 
 /// The envelope made safe (`None`: dropped whole) and the changes made, for
 /// an envelope at pointer `path`.
-pub(crate) fn sanitize_envelope(envelope: &Value, policy: &Policy, path: &str) -> (Option<Value>, Vec<Change>) {
+pub(crate) fn sanitize_envelope(
+    envelope: &Value,
+    policy: &Policy,
+    path: &str,
+) -> (Option<Value>, Vec<Change>) {
     let mut sanitizer = Sanitizer {
         policy,
         changes: Vec::new(),
@@ -149,14 +158,37 @@ impl Sanitizer<'_> {
         };
         if let Some(reason) = envelope.get("invocationReason") {
             let path = join(path, "invocationReason");
-            put("invocationReason", self.required_text(reason, "text", policy.invocation_reason, policy.max_reason_bytes, Rule::Ai3, &path));
+            put(
+                "invocationReason",
+                self.required_text(
+                    reason,
+                    "text",
+                    policy.invocation_reason,
+                    policy.max_reason_bytes,
+                    Rule::Ai3,
+                    &path,
+                ),
+            );
         }
         if let Some(model) = envelope.get("model") {
             let path = join(path, "model");
-            put("model", self.required_text(model, "name", policy.model, policy.max_model_bytes, Rule::Ai4, &path));
+            put(
+                "model",
+                self.required_text(
+                    model,
+                    "name",
+                    policy.model,
+                    policy.max_model_bytes,
+                    Rule::Ai4,
+                    &path,
+                ),
+            );
         }
         if let Some(intent) = envelope.get("userIntent") {
-            put("userIntent", self.user_intent(intent, &join(path, "userIntent")));
+            put(
+                "userIntent",
+                self.user_intent(intent, &join(path, "userIntent")),
+            );
         }
         match envelope.get("turnId") {
             Some(Value::String(turn_id)) => {
@@ -280,12 +312,18 @@ impl Sanitizer<'_> {
         }
         let depth = depth.saturating_sub(1);
         match value {
-            Value::String(text) => Some(Value::String(self.text(text, self.policy.max_reason_bytes, path))),
+            Value::String(text) => Some(Value::String(self.text(
+                text,
+                self.policy.max_reason_bytes,
+                path,
+            ))),
             Value::Array(items) => Some(Value::Array(
                 items
                     .iter()
                     .enumerate()
-                    .filter_map(|(index, item)| self.plain(item, &join(path, &index.to_string()), depth))
+                    .filter_map(|(index, item)| {
+                        self.plain(item, &join(path, &index.to_string()), depth)
+                    })
                     .collect(),
             )),
             Value::Object(object) => {
@@ -304,7 +342,8 @@ impl Sanitizer<'_> {
     /// Drops members, in the order the policy sets, until the envelope fits
     /// `max_envelope_bytes`; `None` when even `turnId` alone does not fit.
     fn fit(&mut self, mut envelope: Object, path: &str) -> Option<Object> {
-        let fits = |envelope: &Object| json_len(envelope) <= self.policy.max_envelope_bytes as usize;
+        let fits =
+            |envelope: &Object| json_len(envelope) <= self.policy.max_envelope_bytes as usize;
         if fits(&envelope) {
             return Some(envelope);
         }
@@ -315,7 +354,11 @@ impl Sanitizer<'_> {
         if let Some(Value::Object(intent)) = envelope.get_mut("userIntent") {
             if intent.remove("text").is_some() {
                 intent.insert("redacted".to_owned(), Value::Bool(true));
-                self.change(Action::Dropped, &join(&join(path, "userIntent"), "text"), Rule::Ai14);
+                self.change(
+                    Action::Dropped,
+                    &join(&join(path, "userIntent"), "text"),
+                    Rule::Ai14,
+                );
                 if fits(&envelope) {
                     return Some(envelope);
                 }
@@ -344,7 +387,11 @@ impl Sanitizer<'_> {
             if let Some(Value::Object(object)) = envelope.get_mut(field) {
                 for name in owned_unknown(object, members) {
                     object.remove(&name);
-                    self.change(Action::Dropped, &join(&join(path, field), &name), Rule::Ai14);
+                    self.change(
+                        Action::Dropped,
+                        &join(&join(path, field), &name),
+                        Rule::Ai14,
+                    );
                 }
             }
         }
@@ -374,5 +421,29 @@ pub(crate) fn json_len(object: &Object) -> usize {
     match serde_json::to_writer(&mut count, object) {
         Ok(()) => count.0,
         Err(_) => usize::MAX,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// `validate` relies on this: under the default policy no envelope is
+    /// ever over the envelope limit once its fields are cut to size, even
+    /// when every character doubles under JSON escaping.
+    #[test]
+    fn default_field_limits_always_fit_the_default_envelope_limit() {
+        let worst = |bytes: usize| "\"".repeat(bytes);
+        let envelope = json!({
+            "invocationReason": {"text": worst(5000)},
+            "model": {"name": worst(5000)},
+            "userIntent": {"text": worst(5000), "redacted": false},
+            "turnId": worst(5000),
+        });
+        let (clean, changes) = sanitize_envelope(&envelope, &Policy::default(), "");
+        assert!(changes.iter().all(|c| c.action == Action::Truncated));
+        let size = clean.as_ref().and_then(Value::as_object).map(json_len);
+        assert!(size.is_some_and(|size| size <= 8192), "{size:?}");
     }
 }

@@ -15,7 +15,9 @@ enum Class {
 
 fn class(c: char) -> Class {
     match c {
-        '\r' | '\n' | '\t' | '\u{0B}' | '\u{0C}' | '\u{85}' | '\u{2028}' | '\u{2029}' => Class::LineBreak,
+        '\r' | '\n' | '\t' | '\u{0B}' | '\u{0C}' | '\u{85}' | '\u{2028}' | '\u{2029}' => {
+            Class::LineBreak
+        }
         '\u{00}'..='\u{1F}'
         | '\u{7F}'..='\u{9F}'
         | '\u{061C}'

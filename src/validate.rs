@@ -120,39 +120,25 @@ fn request(request: &Object, keys: &KeyOptions, out: &mut Vec<Diagnostic>) {
 }
 
 /// Warns where `sanitize` under the default policy would neutralize (AI-13)
-/// or cut (AI-14) text, or drop fields to fit the envelope limit (AI-14):
-/// the same code decides both, so the warnings and the changes cannot drift.
+/// or cut (AI-14) text: the same code decides both, so the warnings and the
+/// changes cannot drift. Under the default limits, fields cut to size always
+/// fit the 8192-byte envelope limit, so AI-14 warnings name fields.
 fn would_change(envelope: &Value, path: &str, out: &mut Vec<Diagnostic>) {
-    let policy = Policy::default();
-    let (_, changes) = sanitize_envelope(envelope, &policy, path);
-    let mut over_envelope_limit = false;
+    let (_, changes) = sanitize_envelope(envelope, &Policy::default(), path);
     for change in changes {
-        match (change.action, change.rule) {
-            (Action::Neutralized, _) => out.push(Diagnostic::warning(
+        let (code, rule, message) = match change.action {
+            Action::Neutralized => (
                 Code::ControlCharacter,
                 Rule::Ai13,
-                &change.path,
                 "holds line breaks, control or bidi characters that could forge or disguise log lines; sanitize replaces them",
-            )),
-            (Action::Truncated, _) => out.push(Diagnostic::warning(
+            ),
+            Action::Truncated => (
                 Code::OverLimit,
                 Rule::Ai14,
-                &change.path,
                 "is over its default byte limit; sanitize truncates it",
-            )),
-            (Action::Dropped, Rule::Ai14) => over_envelope_limit = true,
-            _ => {}
-        }
-    }
-    if over_envelope_limit {
-        out.push(Diagnostic::warning(
-            Code::OverLimit,
-            Rule::Ai14,
-            path,
-            format!(
-                "the envelope is over its default limit of {} bytes as compact JSON; sanitize drops fields until it fits",
-                policy.max_envelope_bytes
             ),
-        ));
+            Action::Redacted | Action::Dropped => continue,
+        };
+        out.push(Diagnostic::warning(code, rule, &change.path, message));
     }
 }

@@ -1,0 +1,204 @@
+//! Runs every vector of `conformance/*.json` through the native API and
+//! compares the whole output with the vector's `expect`.
+
+use std::collections::{BTreeMap, HashSet};
+use std::fs;
+use std::path::Path;
+
+use mcp_provenance::{
+    AuditContext, Error, Initiator, KeyOptions, LiftOptions, Policy, Rule, ValidateOptions,
+    attach_invocation, audit_record, clear_initiator, echo_turn_id, is_reserved_meta_key,
+    is_valid_meta_key, lift_legacy_arguments, sanitize, stamp_initiator, validate,
+};
+use serde_json::{Value, json};
+
+/// The rules no vector can show: AI-16 is for viewers, tested in the browser.
+const NOT_VECTOR_RULES: [Rule; 1] = [Rule::Ai16];
+const MIN_VECTORS: usize = 120;
+
+struct Vector {
+    file: String,
+    value: Value,
+}
+
+impl Vector {
+    fn field(&self, name: &str) -> &Value {
+        self.value.get(name).unwrap_or(&Value::Null)
+    }
+
+    fn id(&self) -> &str {
+        self.field("id").as_str().unwrap_or("<no id>")
+    }
+}
+
+fn load() -> Vec<Vector> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance");
+    let mut files: Vec<_> = fs::read_dir(&dir)
+        .expect("conformance/ exists")
+        .map(|entry| entry.expect("readable entry").path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
+        .collect();
+    files.sort();
+    let mut vectors = Vec::new();
+    for path in files {
+        let text = fs::read_to_string(&path).expect("readable vector file");
+        let parsed: Value =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let Value::Array(items) = parsed else {
+            panic!("{}: a vector file is a JSON array", path.display())
+        };
+        let file = path
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        vectors.extend(items.into_iter().map(|value| Vector {
+            file: file.clone(),
+            value,
+        }));
+    }
+    vectors
+}
+
+fn error(error: Error) -> Value {
+    json!({"error": {"code": error.code().as_str(), "name": error.js_class()}})
+}
+
+fn output(result: Result<Value, Error>) -> Value {
+    result.unwrap_or_else(error)
+}
+
+fn keys(options: &Value) -> Result<KeyOptions, Error> {
+    KeyOptions::from_value(options)
+}
+
+/// What the API gives for one vector, in the JS shape.
+fn run(vector: &Vector) -> Value {
+    let input = vector.field("input").clone();
+    let options = vector.field("options");
+    let op = vector.field("op").as_str().unwrap_or_default();
+    match op {
+        "validate" => {
+            let options = ValidateOptions {
+                keys: match keys(options) {
+                    Ok(keys) => keys,
+                    Err(e) => return error(e),
+                },
+                request: options.get("request"),
+            };
+            serde_json::to_value(validate(&input, &options)).expect("a report serializes")
+        }
+        "sanitize" => output(
+            Policy::from_value(options)
+                .and_then(|policy| sanitize(input, &policy))
+                .map(|out| serde_json::to_value(out).expect("serializes")),
+        ),
+        "attachInvocation" => {
+            output(keys(options).and_then(|keys| {
+                attach_invocation(input, vector.field("invocation").clone(), &keys)
+            }))
+        }
+        "stampInitiator" => output(keys(options).and_then(|keys| {
+            let initiator = match vector.field("initiator") {
+                Value::Null => Initiator::default(),
+                Value::String(name) => name.parse()?,
+                other => panic!("{}: initiator must be a string, not {other}", vector.id()),
+            };
+            stamp_initiator(input, initiator, &keys)
+        })),
+        "clearInitiator" => output(keys(options).and_then(|keys| clear_initiator(input, &keys))),
+        "echoTurnId" => output(
+            keys(options).and_then(|keys| echo_turn_id(vector.field("request"), input, &keys)),
+        ),
+        "auditRecord" => output(
+            AuditContext::from_value(options)
+                .and_then(|context| audit_record(&input, &context))
+                .map(|record| serde_json::to_value(record).expect("serializes")),
+        ),
+        "liftLegacyArguments" => output(
+            LiftOptions::from_value(options)
+                .and_then(|options| lift_legacy_arguments(input, &options)),
+        ),
+        "isValidMetaKey" => json!(is_valid_meta_key(
+            input.as_str().expect("a key vector's input is a string")
+        )),
+        "isReservedMetaKey" => json!(is_reserved_meta_key(
+            input.as_str().expect("a key vector's input is a string")
+        )),
+        other => panic!("{}: unknown op {other:?}", vector.id()),
+    }
+}
+
+#[test]
+fn every_vector_gives_exactly_its_expected_output() {
+    let vectors = load();
+    let mut failures = Vec::new();
+    for vector in &vectors {
+        let got = run(vector);
+        if &got != vector.field("expect") {
+            failures.push(format!(
+                "{} ({}): {}\n  expected: {}\n  got:      {}",
+                vector.id(),
+                vector.file,
+                vector.field("description").as_str().unwrap_or_default(),
+                vector.field("expect"),
+                got
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} vectors failed:\n{}",
+        failures.len(),
+        vectors.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn vectors_are_well_formed_and_cover_every_rule() {
+    let vectors = load();
+    assert!(
+        vectors.len() >= MIN_VECTORS,
+        "only {} vectors; at least {MIN_VECTORS} are required",
+        vectors.len()
+    );
+    let mut ids = HashSet::new();
+    let mut per_rule: BTreeMap<&str, usize> = BTreeMap::new();
+    for vector in &vectors {
+        assert!(
+            ids.insert(vector.id().to_owned()),
+            "duplicate vector id {}",
+            vector.id()
+        );
+        for field in ["id", "description", "op"] {
+            assert!(
+                vector.field(field).is_string(),
+                "{}: `{field}` must be a string",
+                vector.id()
+            );
+        }
+        assert!(
+            vector.value.get("expect").is_some(),
+            "{}: no `expect`",
+            vector.id()
+        );
+        let rules = vector
+            .field("rules")
+            .as_array()
+            .unwrap_or_else(|| panic!("{}: no `rules`", vector.id()));
+        assert!(!rules.is_empty(), "{}: cites no rule", vector.id());
+        for rule in rules {
+            let rule: Rule = serde_json::from_value(rule.clone())
+                .unwrap_or_else(|_| panic!("{}: {rule} is not a rule ID", vector.id()));
+            *per_rule.entry(rule.as_str()).or_default() += 1;
+        }
+    }
+    let uncited: Vec<&str> = Rule::ALL
+        .iter()
+        .filter(|rule| !NOT_VECTOR_RULES.contains(rule) && !per_rule.contains_key(rule.as_str()))
+        .map(|rule| rule.as_str())
+        .collect();
+    assert!(uncited.is_empty(), "rules no vector cites: {uncited:?}");
+    println!("{} vectors; per rule: {per_rule:?}", vectors.len());
+}
