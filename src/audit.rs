@@ -5,9 +5,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Number, Value};
 
 use crate::diagnostics::Diagnostic;
-use crate::error::{Error, options_from_value};
+use crate::error::Error;
 use crate::initiator;
 use crate::message::{self, PARAMS_META};
+use crate::options::Options;
 use crate::pointer::{join, overlaps};
 use crate::policy::Policy;
 use crate::sanitize::sanitize_envelope;
@@ -15,7 +16,7 @@ use crate::text;
 use crate::validate::{ValidateOptions, validate};
 
 /// How many bytes of `method`, the tool name and a string request id a record keeps.
-const MAX_RECORDED_NAME_BYTES: usize = 256;
+pub(crate) const MAX_RECORDED_NAME_BYTES: usize = 256;
 
 /// What the server itself knows about a request, for [`audit_record`].
 ///
@@ -29,14 +30,13 @@ const MAX_RECORDED_NAME_BYTES: usize = 256;
 /// assert_eq!(context.session_id.as_deref(), Some("s-1"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct AuditContext {
-    /// When the server received the request, as the server writes time.
+    /// When the server received the request, as the server writes time (`receivedAt`).
     pub received_at: Option<String>,
     /// Who the server authenticated, if anyone.
     pub principal: Option<String>,
-    /// The transport session the request came in on.
+    /// The transport session the request came in on (`sessionId`).
     pub session_id: Option<String>,
     /// How the envelope is made safe before it is recorded; default [`Policy::default`].
     pub policy: Option<Policy>,
@@ -55,11 +55,13 @@ impl AuditContext {
     /// assert_eq!(err.code(), Code::InvalidLimit);
     /// ```
     pub fn from_value(value: &Value) -> Result<Self, Error> {
-        let context: AuditContext = options_from_value(value, "audit context")?;
-        if let Some(policy) = &context.policy {
-            policy.check()?;
-        }
-        Ok(context)
+        let options = Options::new(value, "audit context")?;
+        Ok(AuditContext {
+            received_at: options.string("receivedAt")?,
+            principal: options.string("principal")?,
+            session_id: options.string("sessionId")?,
+            policy: options.get("policy").map(Policy::from_value).transpose()?,
+        })
     }
 }
 
@@ -286,7 +288,7 @@ fn client_asserted(envelope: &Value, policy: &Policy, path: &str) -> ClientAsser
 
 /// A name-like string of the request, made safe to keep.
 fn name(text: &str) -> String {
-    text::clean(text, MAX_RECORDED_NAME_BYTES).0
+    text::clean(text, MAX_RECORDED_NAME_BYTES).text
 }
 
 /// A witnessed fact, neutralized so the record as a whole holds no AI-13 character.

@@ -132,6 +132,10 @@ string_enum! {
     pub enum Code {
         /// The value is not a JSON-RPC message object (diagnostic; or an error from `sanitize`).
         NotAMessage => "not-a-message",
+        /// A JS value that cannot be read as JSON: a cycle, a throwing getter or
+        /// Proxy trap, a BigInt, a symbol, a function, a class instance (diagnostic
+        /// or error; only the JS package meets these).
+        Unreadable => "unreadable",
         /// The value is not a request: an object with a string `method` (error).
         NotARequest => "not-a-request",
         /// The value is not a response: an object with `result` or `error` (error).

@@ -6,7 +6,6 @@
 
 use std::fmt;
 
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::diagnostics::Code;
@@ -69,12 +68,48 @@ impl Error {
     pub fn js_class(&self) -> &'static str {
         match self.code {
             Code::NotARequest
+            | Code::Unreadable
             | Code::NotAResponse
             | Code::NotAMessage
             | Code::InvalidType
             | Code::InvalidInvocation => "TypeError",
             _ => "RangeError",
         }
+    }
+}
+
+/// A place in a JS value that cannot be read as JSON, and what stands there.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+pub(crate) struct Unreadable {
+    /// RFC 6901 JSON Pointer of the place.
+    pub path: String,
+    /// What stands there, with its article: "a BigInt", "a cycle".
+    pub what: &'static str,
+}
+
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+impl Unreadable {
+    fn message(&self) -> String {
+        match self.path.as_str() {
+            "" => format!("the value cannot be read as JSON: {}", self.what),
+            path => format!("`{path}` cannot be read as JSON: {}", self.what),
+        }
+    }
+
+    /// As `validate` reports it (MSG-1).
+    pub(crate) fn diagnostic(&self) -> crate::Diagnostic {
+        crate::Diagnostic::error(
+            Code::Unreadable,
+            crate::Rule::Msg1,
+            &self.path,
+            self.message(),
+        )
+    }
+}
+
+impl From<Unreadable> for Error {
+    fn from(place: Unreadable) -> Self {
+        Error::new(Code::Unreadable, place.message())
     }
 }
 
@@ -85,24 +120,6 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
-
-/// Reads an options object given as JSON (`null` means all defaults); any
-/// field of the wrong type or an unknown enum value is an `invalid-option`.
-pub(crate) fn options_from_value<T: DeserializeOwned + Default>(
-    value: &Value,
-    what: &str,
-) -> Result<T, Error> {
-    if value.is_null() {
-        return Ok(T::default());
-    }
-    if !value.is_object() {
-        return Err(Error::new(
-            Code::InvalidOption,
-            format!("{what} must be an object, not {}", type_name(value)),
-        ));
-    }
-    T::deserialize(value).map_err(|e| Error::new(Code::InvalidOption, format!("{what}: {e}")))
-}
 
 /// The JSON type of a value, with its article, for messages: "a string".
 pub(crate) fn type_name(value: &Value) -> &'static str {

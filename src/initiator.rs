@@ -199,6 +199,5 @@ pub(crate) fn check(entry: &Value, ui_key: &str, out: &mut Vec<Diagnostic>) {
 /// and at most 64 bytes when it is not a known one; `None` when absent (UI-4).
 pub(crate) fn attested(entry: Option<&Value>) -> Option<String> {
     let value = entry?.get("initiator")?.as_str()?;
-    let (clean, _, _) = text::clean(value, MAX_RECORDED_INITIATOR_BYTES);
-    Some(clean)
+    Some(text::clean(value, MAX_RECORDED_INITIATOR_BYTES).text)
 }

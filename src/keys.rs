@@ -1,10 +1,10 @@
 //! `_meta` key names (KEY-1, KEY-2) and the two configurable keys (KEY-3).
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::diagnostics::Code;
-use crate::error::{Error, options_from_value};
+use crate::error::Error;
+use crate::options::Options;
 
 /// The SEP-2817 envelope key: `_meta["io.modelcontextprotocol/aiInvocation"]`.
 ///
@@ -109,14 +109,11 @@ pub fn is_reserved_meta_key(key: &str) -> bool {
 /// assert_eq!(keys.invocation_key(), "com.example/aiInvocation");
 /// assert_eq!(keys.ui_key(), "io.modelcontextprotocol/ui");
 /// ```
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct KeyOptions {
-    /// The key of the SEP-2817 envelope; default [`AI_INVOCATION_KEY`].
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// The key of the SEP-2817 envelope (`invocationKey`); default [`AI_INVOCATION_KEY`].
     pub invocation_key: Option<String>,
-    /// The key of the MCP Apps entry holding `initiator`; default [`UI_KEY`].
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// The key of the MCP Apps entry holding `initiator` (`uiKey`); default [`UI_KEY`].
     pub ui_key: Option<String>,
 }
 
@@ -136,7 +133,15 @@ impl KeyOptions {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn from_value(value: &Value) -> Result<Self, Error> {
-        options_from_value(value, "key options")
+        Self::read(&Options::new(value, "key options")?)
+    }
+
+    /// The two key members of any options object.
+    pub(crate) fn read(options: &Options) -> Result<Self, Error> {
+        Ok(KeyOptions {
+            invocation_key: options.string("invocationKey")?,
+            ui_key: options.string("uiKey")?,
+        })
     }
 
     /// The key of the invocation envelope in force.

@@ -1,12 +1,12 @@
 //! Migration from the legacy tool arguments `user_query` and
 //! `invocation_reason` (AI-17).
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::error::{Error, options_from_value};
+use crate::error::Error;
 use crate::keys::KeyOptions;
 use crate::message::{self, Object};
+use crate::options::Options;
 
 /// The legacy argument lifted into `userIntent.text`.
 const USER_QUERY: &str = "user_query";
@@ -25,11 +25,9 @@ const INVOCATION_REASON: &str = "invocation_reason";
 /// assert!(options.remove);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LiftOptions {
     /// Which `_meta` keys hold the entries (KEY-3).
-    #[serde(flatten)]
     pub keys: KeyOptions,
     /// Delete both legacy keys from `arguments`, lifted or not.
     pub remove: bool,
@@ -47,7 +45,11 @@ impl LiftOptions {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn from_value(value: &Value) -> Result<Self, Error> {
-        options_from_value(value, "lift options")
+        let options = Options::new(value, "lift options")?;
+        Ok(LiftOptions {
+            keys: KeyOptions::read(&options)?,
+            remove: options.boolean("remove")?.unwrap_or(false),
+        })
     }
 }
 

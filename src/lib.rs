@@ -25,11 +25,14 @@ mod invocation;
 mod keys;
 mod legacy;
 mod message;
+mod options;
 mod pointer;
 mod policy;
 mod sanitize;
 mod text;
 mod validate;
+#[cfg(target_arch = "wasm32")]
+mod wasm;
 
 pub use audit::{
     AuditContext, AuditRecord, ClientAsserted, HostAttested, RequestId, Witnessed, audit_record,

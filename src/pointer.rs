@@ -4,12 +4,12 @@ use crate::text;
 
 /// How many bytes of a member name a pointer keeps: a hostile, huge or
 /// control-laden key must not turn a diagnostic into a log-forging vector.
-const MAX_SEGMENT_BYTES: usize = 128;
+pub(crate) const MAX_SEGMENT_BYTES: usize = 128;
 
 /// `base` followed by one more reference token, escaped (`~` → `~0`,
 /// `/` → `~1`), with AI-13 characters neutralized and long names cut.
 pub(crate) fn join(base: &str, segment: &str) -> String {
-    let safe = text::truncate(&text::neutralize(segment), MAX_SEGMENT_BYTES).into_owned();
+    let safe = text::clean(segment, MAX_SEGMENT_BYTES).text;
     let mut out = String::with_capacity(base.len() + safe.len() + 1);
     out.push_str(base);
     out.push('/');

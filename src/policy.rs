@@ -1,11 +1,11 @@
 //! What `sanitize` keeps, and how much of it.
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::diagnostics::Code;
-use crate::error::{Error, options_from_value};
+use crate::error::Error;
 use crate::keys::KeyOptions;
+use crate::options::Options;
 
 /// The range of every per-field limit, in UTF-8 bytes.
 const FIELD_LIMITS: (u32, u32) = (16, 1_048_576);
@@ -17,13 +17,13 @@ const ENVELOPE_LIMITS: (u32, u32) = (64, 1_048_576);
 /// # Examples
 ///
 /// ```
-/// use mcp_provenance::IntentPolicy;
+/// use mcp_provenance::{IntentPolicy, Policy};
 ///
-/// assert_eq!(serde_json::to_value(IntentPolicy::Redact)?, "redact");
+/// let policy = Policy::from_value(&serde_json::json!({"userIntent": "redact"}))?;
+/// assert_eq!(policy.user_intent, IntentPolicy::Redact);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum IntentPolicy {
     /// Keep it, neutralized and within its limit.
     #[default]
@@ -39,13 +39,13 @@ pub enum IntentPolicy {
 /// # Examples
 ///
 /// ```
-/// use mcp_provenance::FieldPolicy;
+/// use mcp_provenance::{FieldPolicy, Policy};
 ///
-/// assert_eq!(serde_json::to_value(FieldPolicy::Drop)?, "drop");
+/// let policy = Policy::from_value(&serde_json::json!({"model": "drop"}))?;
+/// assert_eq!(policy.model, FieldPolicy::Drop);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FieldPolicy {
     /// Keep it, made safe.
     Keep,
@@ -68,26 +68,19 @@ pub enum FieldPolicy {
 /// assert_eq!(policy.max_intent_bytes, 2048);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Policy {
-    /// Which `_meta` keys hold the entries (KEY-3).
-    #[serde(flatten)]
+    /// Which `_meta` keys hold the entries (KEY-3): `invocationKey`, `uiKey`.
     pub keys: KeyOptions,
     /// Limit of `invocationReason.text` (and of each string of a kept unknown field); default 1024.
-    #[serde(deserialize_with = "whole_number")]
     pub max_reason_bytes: u32,
     /// Limit of `userIntent.text`; default 2048.
-    #[serde(deserialize_with = "whole_number")]
     pub max_intent_bytes: u32,
     /// Limit of `model.name`; default 256.
-    #[serde(deserialize_with = "whole_number")]
     pub max_model_bytes: u32,
     /// Limit of `turnId`; default 128.
-    #[serde(deserialize_with = "whole_number")]
     pub max_turn_id_bytes: u32,
     /// Limit of the whole envelope as compact JSON; default 8192.
-    #[serde(deserialize_with = "whole_number")]
     pub max_envelope_bytes: u32,
     /// What to do with `userIntent`; default keep.
     pub user_intent: IntentPolicy,
@@ -97,15 +90,6 @@ pub struct Policy {
     pub invocation_reason: FieldPolicy,
     /// What to do with fields the envelope does not define (AI-8); default drop.
     pub unknown_fields: FieldPolicy,
-}
-
-/// Reads a limit from any JSON number: one that is not a whole number within
-/// `u32` becomes 0, which [`Policy::check`] then rejects with `invalid-limit`,
-/// so 1.5, -1 and 1e12 get the same clear error as 8.
-fn whole_number<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<u32, D::Error> {
-    let number = f64::deserialize(deserializer)?;
-    let whole = number.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&number);
-    Ok(if whole { number as u32 } else { 0 })
 }
 
 impl Default for Policy {
@@ -141,9 +125,69 @@ impl Policy {
     /// assert_eq!(err.code(), Code::InvalidLimit);
     /// ```
     pub fn from_value(value: &Value) -> Result<Self, Error> {
-        let policy: Policy = options_from_value(value, "policy")?;
+        let options = Options::new(value, "policy")?;
+        let keep_drop = [("keep", FieldPolicy::Keep), ("drop", FieldPolicy::Drop)];
+        let intent = [
+            ("keep", IntentPolicy::Keep),
+            ("redact", IntentPolicy::Redact),
+            ("drop", IntentPolicy::Drop),
+        ];
+        let default = Policy::default();
+        let policy = Policy {
+            keys: KeyOptions::read(&options)?,
+            max_reason_bytes: options
+                .limit("maxReasonBytes")?
+                .unwrap_or(default.max_reason_bytes),
+            max_intent_bytes: options
+                .limit("maxIntentBytes")?
+                .unwrap_or(default.max_intent_bytes),
+            max_model_bytes: options
+                .limit("maxModelBytes")?
+                .unwrap_or(default.max_model_bytes),
+            max_turn_id_bytes: options
+                .limit("maxTurnIdBytes")?
+                .unwrap_or(default.max_turn_id_bytes),
+            max_envelope_bytes: options
+                .limit("maxEnvelopeBytes")?
+                .unwrap_or(default.max_envelope_bytes),
+            user_intent: options
+                .choice("userIntent", &intent)?
+                .unwrap_or(default.user_intent),
+            model: options
+                .choice("model", &keep_drop)?
+                .unwrap_or(default.model),
+            invocation_reason: options
+                .choice("invocationReason", &keep_drop)?
+                .unwrap_or(default.invocation_reason),
+            unknown_fields: options
+                .choice("unknownFields", &keep_drop)?
+                .unwrap_or(default.unknown_fields),
+        };
         policy.check()?;
         Ok(policy)
+    }
+
+    /// The most UTF-8 bytes any output under this policy keeps of one string:
+    /// the largest field limit, or the fixed limits of names in pointers and
+    /// audit records. A string's first `longest_kept_text() + 1` characters
+    /// decide everything about it (see `text::clean`), so the JS package reads
+    /// no more than that of a hostile string.
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+    pub(crate) fn longest_kept_text(&self) -> usize {
+        [
+            self.max_reason_bytes,
+            self.max_intent_bytes,
+            self.max_model_bytes,
+            self.max_turn_id_bytes,
+        ]
+        .into_iter()
+        .map(|limit| limit as usize)
+        .chain([
+            crate::pointer::MAX_SEGMENT_BYTES,
+            crate::audit::MAX_RECORDED_NAME_BYTES,
+        ])
+        .max()
+        .unwrap_or(crate::audit::MAX_RECORDED_NAME_BYTES)
     }
 
     /// Checks the keys (KEY-3) and that every limit is in range: 16 to

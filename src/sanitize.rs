@@ -134,14 +134,14 @@ impl Sanitizer<'_> {
 
     /// The text neutralized (AI-13) and cut to `limit` bytes (AI-14).
     fn text(&mut self, text: &str, limit: u32, path: &str) -> String {
-        let (clean, neutralized, truncated) = text::clean(text, limit as usize);
-        if neutralized {
+        let clean = text::clean(text, limit as usize);
+        if clean.neutralized {
             self.change(Action::Neutralized, path, Rule::Ai13);
         }
-        if truncated {
+        if clean.truncated {
             self.change(Action::Truncated, path, Rule::Ai14);
         }
-        clean
+        clean.text
     }
 
     fn envelope(&mut self, envelope: &Value, path: &str) -> Option<Object> {

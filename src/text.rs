@@ -29,52 +29,78 @@ fn class(c: char) -> Class {
     }
 }
 
+/// What AI-13 makes of one character: line breaks become a space, other
+/// controls U+FFFD, the rest stays.
+fn neutral(c: char) -> char {
+    match class(c) {
+        Class::Keep => c,
+        Class::LineBreak => ' ',
+        Class::Control => '\u{FFFD}',
+    }
+}
+
 /// Whether a string holds any character AI-13 neutralizes.
 pub(crate) fn has_forbidden(text: &str) -> bool {
     text.chars().any(|c| class(c) != Class::Keep)
 }
 
-/// Replaces every AI-13 character: line breaks by a space, the rest by U+FFFD.
+/// Replaces every AI-13 character, at any length.
 pub(crate) fn neutralize(text: &str) -> Cow<'_, str> {
-    if !has_forbidden(text) {
-        return Cow::Borrowed(text);
+    if has_forbidden(text) {
+        Cow::Owned(text.chars().map(neutral).collect())
+    } else {
+        Cow::Borrowed(text)
     }
-    Cow::Owned(
-        text.chars()
-            .map(|c| match class(c) {
-                Class::Keep => c,
-                Class::LineBreak => ' ',
-                Class::Control => '\u{FFFD}',
-            })
-            .collect(),
-    )
 }
 
 /// The mark that ends a truncated text: "…" (3 bytes in UTF-8).
 const ELLIPSIS: &str = "\u{2026}";
 
-/// Cuts `text` to at most `max_bytes` UTF-8 bytes, ending it with "…", never
-/// inside a code point. `max_bytes` is at least the 3 bytes of the mark.
-pub(crate) fn truncate(text: &str, max_bytes: usize) -> Cow<'_, str> {
-    if text.len() <= max_bytes {
-        return Cow::Borrowed(text);
-    }
-    let mut end = max_bytes.saturating_sub(ELLIPSIS.len());
-    while !text.is_char_boundary(end) {
-        end = end.saturating_sub(1);
-    }
-    let kept = text.get(..end).unwrap_or_default();
-    Cow::Owned(format!("{kept}{ELLIPSIS}"))
+/// What a store may keep of one string, and what it took.
+pub(crate) struct Clean {
+    /// The text: neutralized, at most `max_bytes` long.
+    pub text: String,
+    /// A character AI-13 replaces stands in the part that was kept.
+    pub neutralized: bool,
+    /// The text was cut and ends with "…".
+    pub truncated: bool,
 }
 
-/// Neutralizes, then truncates: the text a store may keep.
-/// Returns the result and whether each step changed anything.
-pub(crate) fn clean(text: &str, max_bytes: usize) -> (String, bool, bool) {
-    let neutral = neutralize(text);
-    let neutralized = matches!(neutral, Cow::Owned(_));
-    let cut = truncate(&neutral, max_bytes);
-    let truncated = matches!(cut, Cow::Owned(_));
-    (cut.into_owned(), neutralized, truncated)
+/// Neutralizes `text` (AI-13) and cuts it to `max_bytes` UTF-8 bytes, never
+/// inside a code point, ending a cut text with "…" (AI-14). Only what is kept
+/// counts: a control character in the part cut away is not reported as
+/// neutralized. So the result depends on the first `max_bytes + 1`
+/// characters alone, and a caller may hand over no more of a hostile string.
+/// `max_bytes` is at least 16.
+pub(crate) fn clean(text: &str, max_bytes: usize) -> Clean {
+    let mut total = 0;
+    let fits = text.chars().all(|c| {
+        total += neutral(c).len_utf8();
+        total <= max_bytes
+    });
+    let budget = if fits {
+        max_bytes
+    } else {
+        max_bytes.saturating_sub(ELLIPSIS.len())
+    };
+    let mut kept = String::with_capacity(budget.min(text.len()) + ELLIPSIS.len());
+    let mut neutralized = false;
+    for c in text.chars() {
+        let n = neutral(c);
+        if kept.len() + n.len_utf8() > budget {
+            break;
+        }
+        kept.push(n);
+        neutralized |= n != c;
+    }
+    if !fits {
+        kept.push_str(ELLIPSIS);
+    }
+    Clean {
+        text: kept,
+        neutralized,
+        truncated: !fits,
+    }
 }
 
 #[cfg(test)]
@@ -94,9 +120,34 @@ mod tests {
     #[test]
     fn truncation_keeps_code_points_whole() {
         // "é" is 2 bytes, "😀" 4: a 16-byte limit leaves 13 bytes before "…".
-        assert_eq!(truncate("ééééééééé", 16), "éééééé…");
-        assert_eq!(truncate("😀😀😀😀😀", 16), "😀😀😀…");
-        assert_eq!(truncate("exactly sixteen!", 16), "exactly sixteen!");
-        assert_eq!(truncate("seventeen bytes!!", 16), "seventeen byt…");
+        let cut = |text: &str| clean(text, 16).text;
+        assert_eq!(cut("ééééééééé"), "éééééé…");
+        assert_eq!(cut("😀😀😀😀😀"), "😀😀😀…");
+        assert_eq!(cut("exactly sixteen!"), "exactly sixteen!");
+        assert_eq!(cut("seventeen bytes!!"), "seventeen byt…");
+    }
+
+    #[test]
+    fn only_what_is_kept_counts_as_neutralized() {
+        let tail = clean("0123456789abcdef\r\n", 16);
+        assert_eq!(
+            (tail.text.as_str(), tail.neutralized, tail.truncated),
+            ("0123456789abc…", false, true)
+        );
+        let head = clean("\r\n23456789abcdefg", 16);
+        assert_eq!(
+            (head.text.as_str(), head.neutralized, head.truncated),
+            ("  23456789abc…", true, true)
+        );
+        // Neutralizing can make a text too long: six NULs are 18 bytes as U+FFFD.
+        let grown = clean("\0\0\0\0\0\0", 16);
+        assert_eq!(
+            (
+                grown.text.chars().count(),
+                grown.neutralized,
+                grown.truncated
+            ),
+            (5, true, true)
+        );
     }
 }

@@ -4,6 +4,7 @@ use serde_json::Value;
 
 use crate::diagnostics::{Action, Code, Diagnostic, Report, Rule};
 use crate::echo;
+use crate::error::Error;
 use crate::initiator;
 use crate::invocation::{self, field_names};
 use crate::keys::KeyOptions;
@@ -58,11 +59,7 @@ pub struct ValidateOptions<'a> {
 /// ```
 pub fn validate(message: &Value, options: &ValidateOptions) -> Report {
     let keys = &options.keys;
-    let mut out: Vec<Diagnostic> = keys
-        .errors()
-        .into_iter()
-        .map(|error| Diagnostic::error(error.code(), Rule::Key3, "", error.to_string()))
-        .collect();
+    let mut out: Vec<Diagnostic> = keys.errors().into_iter().map(option_diagnostic).collect();
     match message {
         Value::Object(map) if message::is_request(map) => request(map, keys, &mut out),
         Value::Object(map) if map.contains_key("method") => out.push(Diagnostic::error(
@@ -85,6 +82,11 @@ pub fn validate(message: &Value, options: &ValidateOptions) -> Report {
         )),
     }
     Report::from(out)
+}
+
+/// A bad key option as `validate` reports it: an error at path `""` (KEY-3).
+pub(crate) fn option_diagnostic(error: Error) -> Diagnostic {
+    Diagnostic::error(error.code(), Rule::Key3, "", error.to_string())
 }
 
 fn describe(value: &Value) -> &'static str {

@@ -1,5 +1,7 @@
 //! Runs every vector of `conformance/*.json` through the native API and
 //! compares the whole output with the vector's `expect`.
+// Native only: the wasm build is tested by src/wasm/tests.rs and js-tests/.
+#![cfg(not(target_arch = "wasm32"))]
 
 use std::collections::{BTreeMap, HashSet};
 use std::fs;

@@ -1,0 +1,63 @@
+// What validate + sanitize + stampInitiator cost as the message grows where
+// the library must not look (arguments) and where hostile text may be huge
+// (userIntent.text). Prints medians and ratios measured in one run; it
+// asserts nothing about time. Run it with `node bench/envelope-cost.mjs`
+// after `make build`.
+import { performance } from "node:perf_hooks";
+
+import * as api from "../pkg/node.mjs";
+
+const KEY = api.AI_INVOCATION_KEY;
+
+/** A flat string of `bytes` ASCII bytes (not a lazy rope). */
+const text = (bytes) => Buffer.alloc(bytes, "x").toString();
+
+function request({ argumentBytes, intentBytes }) {
+  const rows = [];
+  for (let size = 0; size < argumentBytes; size += 100) rows.push({ id: rows.length, name: text(80) });
+  return {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: {
+      name: "execute_query",
+      arguments: argumentBytes <= 100 ? { query: text(argumentBytes - 12) } : { rows },
+      _meta: {
+        [KEY]: {
+          invocationReason: { text: "The user asked for employee rows." },
+          model: { name: "example-model" },
+          userIntent: { text: text(intentBytes) },
+          turnId: "2f4f0c9e-8d72-4c66-9c6f-3f7f3e6a1c9f",
+        },
+      },
+    },
+  };
+}
+
+function median(message, rounds) {
+  const times = [];
+  for (let i = 0; i < rounds; i++) {
+    const start = performance.now();
+    api.validate(message);
+    api.sanitize(message);
+    api.stampInitiator(message);
+    times.push(performance.now() - start);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)];
+}
+
+const cases = [
+  ["arguments", { argumentBytes: 100, intentBytes: 20 }, { argumentBytes: 1_000_000, intentBytes: 20 }, "100 B", "1 MB"],
+  ["userIntent.text", { argumentBytes: 100, intentBytes: 3_000 }, { argumentBytes: 100, intentBytes: 50_000_000 }, "3 KB", "50 MB"],
+];
+
+for (const [what, small, large, smallName, largeName] of cases) {
+  const a = request(small);
+  const b = request(large);
+  median(a, 200);
+  median(b, 20);
+  const ta = median(a, 2000);
+  const tb = median(b, 200);
+  console.log(`${what}: ${smallName} ${(ta * 1000).toFixed(1)} µs, ${largeName} ${(tb * 1000).toFixed(1)} µs, ratio ${(tb / ta).toFixed(2)}`);
+}

@@ -1,0 +1,32 @@
+// Every vector of conformance/ through the built package, under import and
+// under require: the very outputs the Rust core gives natively.
+import assert from "node:assert/strict";
+import { readFileSync, readdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import { test } from "node:test";
+
+import * as esm from "../pkg/node.mjs";
+import { runVector } from "./vectors.mjs";
+
+const cjs = createRequire(import.meta.url)("../pkg/node.cjs");
+const dir = new URL("../conformance/", import.meta.url);
+const vectors = readdirSync(dir)
+  .filter((name) => name.endsWith(".json"))
+  .flatMap((name) => JSON.parse(readFileSync(new URL(name, dir), "utf8")).map((vector) => ({ ...vector, file: name })));
+
+for (const [entry, api] of [["import", esm], ["require", cjs]]) {
+  test(`all ${vectors.length} vectors give their expected output (${entry})`, () => {
+    const failures = vectors.flatMap((vector) => {
+      const got = runVector(api, structuredClone(vector));
+      try {
+        assert.deepStrictEqual(got, vector.expect);
+        return [];
+      } catch {
+        return [`${vector.id} (${vector.file})\n  expected: ${JSON.stringify(vector.expect)}\n  got:      ${JSON.stringify(got)}`];
+      }
+    });
+    assert.equal(failures.length, 0, `${failures.length} vectors failed:\n${failures.join("\n")}`);
+  });
+}
+
+test("there are vectors to run", () => assert.ok(vectors.length >= 120));

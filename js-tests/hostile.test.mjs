@@ -1,0 +1,124 @@
+// Whatever it is given, validate reports and every other function returns
+// or throws a TypeError/RangeError with a code: never a trap, never a
+// poisoned instance.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import * as api from "../pkg/node.mjs";
+
+const KEY = api.AI_INVOCATION_KEY;
+const withEnvelope = (envelope) => ({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { _meta: { [KEY]: envelope } } });
+
+function cyclic() {
+  const envelope = { turnId: "t" };
+  envelope.vendor = { back: envelope };
+  return withEnvelope(envelope);
+}
+
+function deep(levels) {
+  let value = "bottom";
+  for (let i = 0; i < levels; i++) value = { value };
+  return withEnvelope({ vendor: value });
+}
+
+const hostile = {
+  "a cycle": cyclic(),
+  "a self-referencing message": (() => { const m = { method: "x", params: {} }; m.params.self = m; m.params._meta = m; return m; })(),
+  "a throwing getter on params": { method: "x", get params() { throw new Error("boom"); } },
+  "a throwing getter in the envelope": withEnvelope({ get turnId() { throw new Error("boom"); } }),
+  "a Proxy that throws on everything": new Proxy({}, { get() { throw new Error("p"); }, ownKeys() { throw new Error("p"); }, getOwnPropertyDescriptor() { throw new Error("p"); }, getPrototypeOf() { throw new Error("p"); } }),
+  "a revoked Proxy": (() => { const { proxy, revoke } = Proxy.revocable({}, {}); revoke(); return proxy; })(),
+  "a Proxy as the envelope": withEnvelope(new Proxy({ turnId: "t" }, { ownKeys() { throw new Error("keys"); } })),
+  "a BigInt": 10n,
+  "a BigInt turnId": withEnvelope({ turnId: 10n }),
+  "a Symbol": Symbol("s"),
+  "a Symbol turnId": withEnvelope({ turnId: Symbol("s") }),
+  "a function": () => 1,
+  "a Date in the envelope": withEnvelope({ userIntent: { text: new Date() } }),
+  "a Map as the envelope": withEnvelope(new Map([["turnId", "t"]])),
+  "NaN": withEnvelope({ vendor: NaN }),
+  "undefined": undefined,
+  "null": null,
+  "a sparse 4e9 array": withEnvelope({ vendor: Object.assign([], { length: 4e9 }) }),
+  "500 levels deep": deep(500),
+  "a __proto__ key": withEnvelope(JSON.parse('{"__proto__": {"turnId": 1}}')),
+  "a 5 MB key": withEnvelope({ ["k".repeat(5e6)]: 1 }),
+  "a lone surrogate": withEnvelope({ turnId: "\ud800", userIntent: { text: "a\udfffb" } }),
+};
+
+const policies = [undefined, { unknownFields: "keep" }, { userIntent: "redact", maxEnvelopeBytes: 64 }];
+
+for (const [name, value] of Object.entries(hostile)) {
+  test(`${name}: validate reports, the others return or throw a coded Error`, () => {
+    const report = api.validate(value);
+    assert.equal(typeof report.valid, "boolean");
+    assert.ok(Array.isArray(report.diagnostics));
+    for (const d of report.diagnostics) assert.match(d.code, /^[a-z]+(-[a-z]+)*$/);
+    const calls = [
+      ...policies.map((policy) => () => api.sanitize(value, policy)),
+      () => api.stampInitiator(value),
+      () => api.clearInitiator(value),
+      () => api.attachInvocation(value, { turnId: "t" }),
+      () => api.echoTurnId(value, { id: 1, result: {} }),
+      () => api.echoTurnId({ method: "x" }, value),
+      () => api.auditRecord(value),
+      () => api.liftLegacyArguments(value, { remove: true }),
+      () => api.attachInvocation({ method: "x" }, value),
+    ];
+    for (const call of calls) {
+      try {
+        call();
+      } catch (error) {
+        assert.ok(error instanceof TypeError || error instanceof RangeError, `${name}: ${error}`);
+        assert.equal(typeof error.code, "string");
+        assert.ok(!/boom|keys/.test(error.message));
+      }
+    }
+  });
+}
+
+test("unreadable parts are reported where they are", () => {
+  assert.deepEqual(api.validate(hostile["a BigInt turnId"]).diagnostics.map((d) => [d.code, d.rule, d.path]), [
+    ["unreadable", "MSG-1", `/params/_meta/${KEY.replace("/", "~1")}/turnId`],
+  ]);
+  assert.deepEqual(api.validate(hostile["a throwing getter on params"]).diagnostics.map((d) => [d.code, d.path]), [
+    ["unreadable", "/params"],
+  ]);
+  assert.throws(() => api.sanitize(cyclic(), { unknownFields: "keep" }), { name: "TypeError", code: "unreadable" });
+  assert.throws(() => api.stampInitiator(hostile["a throwing getter on params"]), { name: "TypeError", code: "unreadable" });
+});
+
+test("a 50 MB userIntent is cut before it crosses into wasm, and sanitizes like a short one", () => {
+  const text = `ok\r\n${"x".repeat(50e6)}`;
+  const { message, changes } = api.sanitize(withEnvelope({ userIntent: { text } }));
+  const kept = message.params._meta[KEY].userIntent;
+  assert.equal(Buffer.byteLength(kept.text), 2048);
+  assert.ok(kept.text.startsWith("ok  xxx") && kept.text.endsWith("…"));
+  assert.equal(kept.redacted, true);
+  assert.deepEqual(changes.map((c) => c.action), ["neutralized", "truncated"]);
+});
+
+test("after thousands of hostile calls the instance still answers", () => {
+  const values = Object.values(hostile).filter((value) => value !== hostile["a 5 MB key"]);
+  for (let round = 0; round < 300; round++) {
+    for (const value of values) {
+      api.validate(value);
+      try { api.sanitize(value); } catch { /* a coded error, checked above */ }
+    }
+  }
+  const request = withEnvelope({ turnId: "still here" });
+  assert.equal(api.auditRecord(request).clientAsserted.turnId, "still here");
+  assert.equal(api.validate(request).valid, true);
+});
+
+test("bad options are RangeErrors with a code, bad inputs TypeErrors", () => {
+  const request = withEnvelope({});
+  assert.throws(() => api.sanitize(request, { maxIntentBytes: 15 }), { name: "RangeError", code: "invalid-limit" });
+  assert.throws(() => api.sanitize(request, { userIntent: "shred" }), { name: "RangeError", code: "invalid-option" });
+  assert.throws(() => api.sanitize(request, "strict"), { name: "RangeError", code: "invalid-option" });
+  assert.throws(() => api.stampInitiator(request, "admin"), { name: "RangeError", code: "invalid-initiator" });
+  assert.throws(() => api.stampInitiator(request, "app", { uiKey: "io.mcp/ui" }), { name: "RangeError", code: "reserved-key" });
+  assert.throws(() => api.stampInitiator([request]), { name: "TypeError", code: "not-a-request" });
+  assert.deepEqual(api.validate(request, { invocationKey: 5 }).diagnostics.map((d) => [d.code, d.rule]), [["invalid-option", "KEY-3"]]);
+  assert.equal(api.isValidMetaKey(5), false);
+});

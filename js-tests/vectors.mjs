@@ -1,0 +1,25 @@
+// The conformance vectors, run through any build of the package: the same
+// function serves Node (ESM and CJS) and, later, the browser.
+
+/** Calls the API as the vector says and returns the output in the vectors' shape. */
+export function runVector(api, vector) {
+  const { op, input, options } = vector;
+  try {
+    switch (op) {
+      case "validate": return api.validate(input, options);
+      case "sanitize": return api.sanitize(input, options);
+      case "attachInvocation": return api.attachInvocation(input, vector.invocation, options);
+      case "stampInitiator": return api.stampInitiator(input, vector.initiator, options);
+      case "clearInitiator": return api.clearInitiator(input, options);
+      case "echoTurnId": return api.echoTurnId(vector.request, input, options);
+      case "auditRecord": return api.auditRecord(input, options);
+      case "liftLegacyArguments": return api.liftLegacyArguments(input, options);
+      case "isValidMetaKey": return api.isValidMetaKey(input);
+      case "isReservedMetaKey": return api.isReservedMetaKey(input);
+      default: throw new Error(`unknown op ${op} in vector ${vector.id}`);
+    }
+  } catch (error) {
+    if (typeof error?.code !== "string") throw error;
+    return { error: { code: error.code, name: error.name } };
+  }
+}

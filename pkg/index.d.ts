@@ -1,0 +1,198 @@
+/**
+ * mcp-provenance: carry, check and record why and by whom an MCP request was
+ * made. SEP-2817 AI invocation audit context and MCP Apps initiator
+ * provenance, as one Rust core compiled to WebAssembly.
+ *
+ * Every function returns new objects and never changes its input; parts it
+ * did not change (`params.arguments` above all) are the very same objects.
+ * What is wrong with a message is data ({@link validate} never throws);
+ * only a call that cannot run throws a `TypeError` (wrong input) or a
+ * `RangeError` (bad option) with a stable {@link ProvenanceError.code}.
+ */
+
+/** The SEP-2817 envelope key: `_meta["io.modelcontextprotocol/aiInvocation"]`. */
+export declare const AI_INVOCATION_KEY: "io.modelcontextprotocol/aiInvocation";
+/** The MCP Apps key whose entry carries `initiator`: `_meta["io.modelcontextprotocol/ui"]`. */
+export declare const UI_KEY: "io.modelcontextprotocol/ui";
+
+/** Who initiated a request, as the Host attests it (UI-7). */
+export type Initiator = "app" | "model" | "user" | "host";
+
+/** A rule of the rules chapter, by its stable ID. */
+export type RuleId =
+  | "MSG-1"
+  | "KEY-1" | "KEY-2" | "KEY-3"
+  | "AI-1" | "AI-2" | "AI-3" | "AI-4" | "AI-5" | "AI-6" | "AI-7" | "AI-8" | "AI-9"
+  | "AI-10" | "AI-11" | "AI-12" | "AI-13" | "AI-14" | "AI-15" | "AI-16" | "AI-17"
+  | "UI-1" | "UI-2" | "UI-3" | "UI-4" | "UI-5" | "UI-6" | "UI-7" | "UI-8";
+
+/** The stable code of a diagnostic. */
+export type DiagnosticCode =
+  | "not-a-message" | "unreadable" | "invalid-type" | "missing-field" | "unknown-field" | "bare-key"
+  | "control-character" | "over-limit" | "echo-leak" | "turn-id-mismatch" | "unknown-initiator"
+  | "invalid-key" | "reserved-key" | "conflicting-keys" | "invalid-option";
+
+/** The stable code of a thrown error. */
+export type ErrorCode =
+  | "not-a-message" | "not-a-request" | "not-a-response" | "unreadable" | "invalid-type" | "invalid-invocation"
+  | "invalid-key" | "reserved-key" | "conflicting-keys" | "invalid-limit" | "invalid-option" | "invalid-initiator";
+
+/** What every thrown error carries besides its message (which never quotes a value sent). */
+export interface ProvenanceError extends Error {
+  readonly name: "TypeError" | "RangeError";
+  readonly code: ErrorCode;
+}
+
+/** Which `_meta` keys carry the two entries (KEY-3); the defaults are the proposals' own. */
+export interface KeyOptions {
+  /** The envelope's key; must be a valid, non-reserved key, e.g. `"com.example/aiInvocation"`. */
+  invocationKey?: string;
+  /** The key of the entry holding `initiator`. */
+  uiKey?: string;
+}
+
+/** One finding about a message. */
+export interface Diagnostic {
+  readonly code: DiagnosticCode;
+  /** `"error"` breaks a MUST or the schema; `"warning"` a SHOULD, or something `sanitize` would change. */
+  readonly severity: "error" | "warning";
+  readonly rule: RuleId;
+  /** RFC 6901 JSON Pointer from the message root (`""` for the call's options). */
+  readonly path: string;
+  /** For a person; names the place and the expected type, never the value. */
+  readonly message: string;
+}
+
+/** What {@link validate} found: `valid` is true exactly when no diagnostic is an error. */
+export interface Report {
+  readonly valid: boolean;
+  readonly diagnostics: Diagnostic[];
+}
+
+/** One thing {@link sanitize} changed. */
+export interface Change {
+  readonly action: "neutralized" | "truncated" | "redacted" | "dropped";
+  /** RFC 6901 JSON Pointer from the message root. */
+  readonly path: string;
+  readonly rule: RuleId;
+}
+
+/** The SEP-2817 envelope: every field optional, every field the client's word. */
+export interface AiInvocation {
+  /** Why the client made this request; `text` is required when present (AI-3). */
+  invocationReason?: { text: string };
+  /** The model that produced the request; `name` is required when present (AI-4). */
+  model?: { name: string };
+  /** The user intent behind it; `{ redacted: true }` without text says it was withheld (AI-5). */
+  userIntent?: { text?: string; redacted?: boolean };
+  /** Groups the requests of one user turn; opaque (AI-7). */
+  turnId?: string;
+}
+
+/** How {@link sanitize} and {@link auditRecord} make an envelope safe. Limits are UTF-8 bytes. */
+export interface Policy extends KeyOptions {
+  /** Limit of `invocationReason.text` (and of each string of a kept unknown field); 16 to 1,048,576, default 1024. */
+  maxReasonBytes?: number;
+  /** Limit of `userIntent.text`; 16 to 1,048,576, default 2048. */
+  maxIntentBytes?: number;
+  /** Limit of `model.name`; 16 to 1,048,576, default 256. */
+  maxModelBytes?: number;
+  /** Limit of `turnId`; 16 to 1,048,576, default 128. */
+  maxTurnIdBytes?: number;
+  /** Limit of the whole envelope as compact JSON; 64 to 1,048,576, default 8192. */
+  maxEnvelopeBytes?: number;
+  /** Keep the intent (default), remove its text and mark it redacted, or drop it whole. */
+  userIntent?: "keep" | "redact" | "drop";
+  /** Keep (default) or drop `model`. */
+  model?: "keep" | "drop";
+  /** Keep (default) or drop `invocationReason`. */
+  invocationReason?: "keep" | "drop";
+  /** Fields the envelope does not define: dropped by default (AI-8). */
+  unknownFields?: "keep" | "drop";
+}
+
+/** A JSON-RPC message as this library reads it. */
+export interface JsonRpcMessage {
+  [member: string]: unknown;
+}
+
+/** A request or notification: an object with a string `method`. */
+export interface JsonRpcRequest extends JsonRpcMessage {
+  method: string;
+}
+
+/** What the server itself knows about a request. */
+export interface AuditContext {
+  receivedAt?: string;
+  principal?: string;
+  sessionId?: string;
+  /** How the envelope is made safe before it is recorded; default policy when absent. */
+  policy?: Policy;
+}
+
+/** One request as an audit store keeps it; no string in it holds a log-forging character. */
+export interface AuditRecord {
+  readonly method: string;
+  /** `params.name` of a `tools/call`. */
+  readonly tool?: string;
+  readonly requestId?: string | number;
+  /** The client's claims: recorded, never authorization evidence (AI-10). */
+  readonly clientAsserted: {
+    readonly turnId?: string;
+    readonly model?: string;
+    readonly invocationReason?: string;
+    readonly userIntent?: string;
+    /** Present when the request carried a `userIntent`. */
+    readonly userIntentRedacted?: boolean;
+  };
+  /** The Host's claim, not verified (UI-6); absent means unknown (UI-4). */
+  readonly hostAttested: { readonly initiator?: string };
+  /** The server's own facts. */
+  readonly witnessed: { readonly receivedAt?: string; readonly principal?: string; readonly sessionId?: string };
+  readonly diagnostics: Diagnostic[];
+}
+
+/**
+ * Checks any value against every rule; never throws, whatever it is given.
+ * @param options.request for a response, the request it answers, to check the `turnId` echo (AI-11).
+ * @example
+ * validate({ method: "tools/call", params: { _meta: { [AI_INVOCATION_KEY]: { turnId: 7 } } } }).valid // false
+ */
+export declare function validate(message: unknown, options?: KeyOptions & { request?: JsonRpcMessage }): Report;
+
+/**
+ * Makes a message's envelope safe to persist or forward; a clean one passes unchanged (AI-12).
+ * @throws {ProvenanceError} `not-a-message` (TypeError); a bad policy (RangeError).
+ */
+export declare function sanitize<M extends JsonRpcMessage>(message: M, policy?: Policy): { message: M; changes: Change[] };
+
+/**
+ * Puts `invocation` as the request's envelope, for a call the host's model chose.
+ * @throws {ProvenanceError} `invalid-invocation` when it breaks the envelope's schema (TypeError).
+ */
+export declare function attachInvocation<R extends JsonRpcRequest>(request: R, invocation: AiInvocation, options?: KeyOptions): R;
+
+/**
+ * Adds or overwrites `initiator` (default `"app"`) in the request's `ui` entry, touching nothing else (UI-1, UI-3, UI-5).
+ * @example
+ * bridge.oncalltool = (params) => client.request(stampInitiator({ method: "tools/call", params }));
+ */
+export declare function stampInitiator<R extends JsonRpcRequest>(request: R, initiator?: Initiator, options?: KeyOptions): R;
+
+/** Removes `initiator` from the request's `ui` entry, for a call the model chose (UI-2). */
+export declare function clearInitiator<R extends JsonRpcRequest>(request: R, options?: KeyOptions): R;
+
+/** Makes the response echo the request's `turnId` and nothing else (AI-11). */
+export declare function echoTurnId<S extends JsonRpcMessage>(request: JsonRpcRequest, response: S, options?: KeyOptions): S;
+
+/** The record a server keeps of a request, each fact labelled by who vouches for it (AI-10, UI-6). */
+export declare function auditRecord(request: JsonRpcRequest, context?: AuditContext): AuditRecord;
+
+/** Lifts the legacy arguments `user_query` and `invocation_reason` into the envelope (AI-17). */
+export declare function liftLegacyArguments<R extends JsonRpcRequest>(request: R, options?: KeyOptions & { remove?: boolean }): R;
+
+/** Whether `key` is a well-formed `_meta` key name (KEY-1); false for anything not a string. */
+export declare function isValidMetaKey(key: string): boolean;
+
+/** Whether `key` claims MCP's namespace: its prefix's second label is `modelcontextprotocol` or `mcp` (KEY-2). */
+export declare function isReservedMetaKey(key: string): boolean;
