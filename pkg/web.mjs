@@ -1,20 +1,8 @@
-// Browsers and bundlers: the web glue, instantiated with top-level await
-// from the .wasm beside it, so the API is ready on import.
-import init, { aiInvocationKey, uiKey } from "./dist/mcp_provenance.js";
-
-await init({ module_or_path: new URL("./dist/mcp_provenance_bg.wasm", import.meta.url) });
+// Browsers and bundlers: ready on import (top-level await; a module that imports
+// this one runs after the .wasm is instantiated).
+import "./init/web.mjs";
+import { aiInvocationKey, uiKey } from "./dist/mcp_provenance.js";
 
 export const AI_INVOCATION_KEY = aiInvocationKey();
 export const UI_KEY = uiKey();
-export {
-  attachInvocation,
-  auditRecord,
-  clearInitiator,
-  echoTurnId,
-  isReservedMetaKey,
-  isValidMetaKey,
-  liftLegacyArguments,
-  sanitize,
-  stampInitiator,
-  validate,
-} from "./dist/mcp_provenance.js";
+export * from "./api.mjs";

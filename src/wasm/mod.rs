@@ -11,7 +11,7 @@ use wasm_bindgen::prelude::*;
 
 use self::message::{Envelope, Plan, Skeleton, to_js, write_back};
 use self::read::Reader;
-use crate::diagnostics::Report;
+use crate::diagnostics::{Diagnostic, Report};
 use crate::error::{Error, Unreadable};
 use crate::initiator::Initiator;
 use crate::keys::{self, KeyOptions};
@@ -68,69 +68,85 @@ fn key_options(value: &JsValue) -> Result<KeyOptions, JsValue> {
     options(value, KeyOptions::from_value)
 }
 
+/// `AI_INVOCATION_KEY`, read once by the entries.
 #[wasm_bindgen(js_name = aiInvocationKey, skip_typescript)]
 pub fn ai_invocation_key() -> String {
     keys::AI_INVOCATION_KEY.to_owned()
 }
 
+/// `UI_KEY`, read once by the entries.
 #[wasm_bindgen(js_name = uiKey, skip_typescript)]
 pub fn ui_key() -> String {
     keys::UI_KEY.to_owned()
 }
 
+/// `isValidMetaKey(key)`: false for anything but a valid key string.
 #[wasm_bindgen(js_name = isValidMetaKey, skip_typescript)]
 pub fn is_valid_meta_key(key: &JsValue) -> bool {
     key.as_string()
         .is_some_and(|key| keys::is_valid_meta_key(&key))
 }
 
+/// `isReservedMetaKey(key)`: false for anything but a reserved key string.
 #[wasm_bindgen(js_name = isReservedMetaKey, skip_typescript)]
 pub fn is_reserved_meta_key(key: &JsValue) -> bool {
     key.as_string()
         .is_some_and(|key| keys::is_reserved_meta_key(&key))
 }
 
+/// `validate(message, options?)`: a report, whatever it is given.
 #[wasm_bindgen(js_name = validate, skip_typescript)]
 pub fn validate(message: &JsValue, options: &JsValue) -> JsValue {
     to_js(&report(message, options)).unwrap_or(JsValue::NULL)
 }
 
 fn report(message: &JsValue, options: &JsValue) -> Report {
-    let mut reader = Reader::new(None);
-    let mut option = |name: &str| {
-        reader
-            .member(options, name, "")
-            .unwrap_or(JsValue::UNDEFINED)
-    };
-    let (invocation_key, ui_key, request) = if options.is_object() {
-        (option("invocationKey"), option("uiKey"), option("request"))
-    } else {
-        (JsValue::UNDEFINED, JsValue::UNDEFINED, JsValue::UNDEFINED)
-    };
-    let mut key_reader = Reader::new(None);
-    let key_value = |reader: &mut Reader, value: &JsValue| reader.whole(value, "").ok().flatten();
-    let mut given = serde_json::Map::new();
-    for (name, value) in [("invocationKey", &invocation_key), ("uiKey", &ui_key)] {
-        if let Some(read) = key_value(&mut key_reader, value) {
-            given.insert(name.to_owned(), read);
-        }
+    match checked(message, options) {
+        Ok(report) => report,
+        Err(diagnostic) => Report::from(vec![diagnostic]),
     }
-    let keys = match KeyOptions::from_value(&Value::Object(given)) {
-        Ok(keys) => keys,
-        Err(error) => return Report::from(vec![option_diagnostic(error)]),
+}
+
+/// `validate`'s work; any input it cannot read is the one diagnostic.
+fn checked(message: &JsValue, options: &JsValue) -> Result<Report, Diagnostic> {
+    let mut reader = Reader::new(None);
+    let given = if options.is_object() {
+        let mut given = serde_json::Map::new();
+        for name in ["invocationKey", "uiKey"] {
+            let value = reader
+                .member(options, name, "")
+                .map_err(|place| place.diagnostic())?;
+            if let Some(read) = reader
+                .whole(&value, "")
+                .map_err(|place| place.diagnostic())?
+            {
+                given.insert(name.to_owned(), read);
+            }
+        }
+        Value::Object(given)
+    } else {
+        reader
+            .whole(options, "")
+            .map_err(|place| place.diagnostic())?
+            .unwrap_or(Value::Null)
     };
+    let keys = KeyOptions::from_value(&given).map_err(option_diagnostic)?;
+    let checked = cut(&Policy::default());
     let plan = Plan {
         keys: &keys,
         envelope: Envelope::Fields {
-            cut: cut(&Policy::default()),
+            cut: checked,
             unknown: false,
         },
-        cut: cut(&Policy::default()),
+        cut: checked,
         legacy: false,
     };
-    let skeleton = match message::read(message, &plan) {
-        Ok(skeleton) => skeleton,
-        Err(place) => return Report::from(vec![place.diagnostic()]),
+    let skeleton = message::read(message, &plan).map_err(|place| place.diagnostic())?;
+    let request = match options.is_object() {
+        true => reader
+            .member(options, "request", "")
+            .map_err(|place| place.diagnostic())?,
+        false => JsValue::UNDEFINED,
     };
     let exact = Plan {
         envelope: Envelope::Fields {
@@ -141,18 +157,16 @@ fn report(message: &JsValue, options: &JsValue) -> Report {
     };
     let request = match request.is_undefined() {
         true => None,
-        false => match message::read(&request, &exact) {
-            Ok(request) => Some(request),
-            Err(place) => return Report::from(vec![place.diagnostic()]),
-        },
+        false => Some(message::read(&request, &exact).map_err(|place| place.diagnostic())?),
     };
     let options = ValidateOptions {
         keys: keys.clone(),
         request: request.as_ref().map(|request| &request.value),
     };
-    crate::validate(&skeleton.value, &options)
+    Ok(crate::validate(&skeleton.value, &options))
 }
 
+/// `sanitize(message, policy?)`: `{message, changes}`.
 #[wasm_bindgen(js_name = sanitize, skip_typescript)]
 pub fn sanitize(message: &JsValue, policy: &JsValue) -> JsResult {
     let policy = options(policy, Policy::from_value)?;
@@ -174,6 +188,7 @@ pub fn sanitize(message: &JsValue, policy: &JsValue) -> JsResult {
     Ok(result.into())
 }
 
+/// `attachInvocation(request, invocation, options?)`.
 #[wasm_bindgen(js_name = attachInvocation, skip_typescript)]
 pub fn attach_invocation(request: &JsValue, invocation: &JsValue, options: &JsValue) -> JsResult {
     let keys = key_options(options)?;
@@ -187,6 +202,7 @@ pub fn attach_invocation(request: &JsValue, invocation: &JsValue, options: &JsVa
     write_back(request, &skeleton, &out, &keys)
 }
 
+/// `stampInitiator(request, initiator = "app", options?)`.
 #[wasm_bindgen(js_name = stampInitiator, skip_typescript)]
 pub fn stamp_initiator(request: &JsValue, initiator: &JsValue, options: &JsValue) -> JsResult {
     let keys = key_options(options)?;
@@ -203,6 +219,7 @@ pub fn stamp_initiator(request: &JsValue, initiator: &JsValue, options: &JsValue
     write_back(request, &skeleton, &out, &keys)
 }
 
+/// `clearInitiator(request, options?)`.
 #[wasm_bindgen(js_name = clearInitiator, skip_typescript)]
 pub fn clear_initiator(request: &JsValue, options: &JsValue) -> JsResult {
     let keys = key_options(options)?;
@@ -211,6 +228,7 @@ pub fn clear_initiator(request: &JsValue, options: &JsValue) -> JsResult {
     write_back(request, &skeleton, &out, &keys)
 }
 
+/// `echoTurnId(request, response, options?)`.
 #[wasm_bindgen(js_name = echoTurnId, skip_typescript)]
 pub fn echo_turn_id(request: &JsValue, response: &JsValue, options: &JsValue) -> JsResult {
     let keys = key_options(options)?;
@@ -224,6 +242,7 @@ pub fn echo_turn_id(request: &JsValue, response: &JsValue, options: &JsValue) ->
     write_back(response, &skeleton, &out, &keys)
 }
 
+/// `auditRecord(request, context?)`: the record, as a plain object.
 #[wasm_bindgen(js_name = auditRecord, skip_typescript)]
 pub fn audit_record(request: &JsValue, context: &JsValue) -> JsResult {
     let context = options(context, AuditContext::from_value)?;
@@ -242,6 +261,7 @@ pub fn audit_record(request: &JsValue, context: &JsValue) -> JsResult {
     to_js(&record)
 }
 
+/// `liftLegacyArguments(request, options?)`.
 #[wasm_bindgen(js_name = liftLegacyArguments, skip_typescript)]
 pub fn lift_legacy_arguments(request: &JsValue, options: &JsValue) -> JsResult {
     let lift = self::options(options, LiftOptions::from_value)?;
