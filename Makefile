@@ -1,5 +1,6 @@
-# The two commands of the README: `make demo` runs the prototype tour,
-# `make test` runs every test. Both install what a fresh machine lacks.
+# The two commands of the README: `make demo` runs the prototype (host,
+# gateway and server over real MCP), `make test` runs every test. Both
+# install what a fresh machine lacks.
 
 CARGO ?= cargo
 WASM_TARGET := wasm32-unknown-unknown
@@ -8,8 +9,8 @@ WASM := target/$(WASM_TARGET)/release/mcp_provenance.wasm
 
 .PHONY: demo test build lint setup setup-wasm
 
-demo: setup
-	$(CARGO) run --quiet --example quickstart
+demo: build
+	@node examples/prototype/run.mjs
 
 test: setup lint build
 	$(CARGO) test

@@ -1,0 +1,105 @@
+// The host: replays data/transcript.json against the gateway over real MCP,
+// as a host with a model and an embedded App would, checks every reply, and
+// at the end reads the server's audit trail back with SQL and prints it.
+//
+//   node examples/prototype/host.mjs --gateway <url> --audit <audit.db> --log <gateway.jsonl>
+
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { relative } from "node:path";
+import { parseArgs } from "node:util";
+
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import Database from "better-sqlite3";
+
+import { AI_INVOCATION_KEY, attachInvocation, clearInitiator, stampInitiator } from "../../pkg/node.mjs";
+
+const { values: options } = parseArgs({
+  options: { gateway: { type: "string" }, audit: { type: "string" }, log: { type: "string" } },
+});
+const NO_TURN = "(none: session set-up and the legacy client)";
+const transcript = JSON.parse(readFileSync(new URL("data/transcript.json", import.meta.url), "utf8"));
+
+const client = new Client({ name: "prototype-host", version: "1.0.0" });
+await client.connect(new StreamableHTTPClientTransport(new URL(options.gateway)));
+
+/** A call the model chose: the audit context attached, no App marker (UI-2). */
+function fromModel(turn, call, turnId) {
+  const words = turn.user + "A".repeat(turn.pad ?? 0);
+  const request = { method: "tools/call", params: { name: call.tool, arguments: call.arguments, ...(call.meta && { _meta: call.meta }) } };
+  return clearInitiator(attachInvocation(request, {
+    invocationReason: { text: call.reason },
+    model: { name: turn.model ?? transcript.model },
+    userIntent: { text: words },
+    turnId,
+  }));
+}
+
+/**
+ * What an MCP Apps host's `AppBridge.oncalltool` does with the params a View
+ * sent: the click is a turn of its own, and the host stamps `initiator: "app"`
+ * over whatever the View claimed (UI-1, UI-3).
+ */
+function oncalltool(params, turnId) {
+  return stampInitiator(attachInvocation({ method: "tools/call", params }, { turnId }));
+}
+
+console.log(`replaying ${transcript.turns.length} turns through the gateway at ${options.gateway}\n`);
+for (const turn of transcript.turns) {
+  const turnId = turn.legacy ? undefined : randomUUID();
+  const who = turn.user !== undefined ? `user: ${JSON.stringify(turn.user.slice(0, 60))}${turn.pad ? ` + ${turn.pad} more characters` : ""}`
+    : turn.click !== undefined ? `click in ${transcript.app}: ${turn.click}` : `legacy client: ${turn.legacy}`;
+  console.log(`turn ${turnId ?? "(none)"}  ${who}`);
+  for (const call of turn.calls) {
+    const request = turn.user !== undefined ? fromModel(turn, call, turnId)
+      : turn.click !== undefined ? oncalltool({ name: call.tool, arguments: call.arguments, _meta: call.meta }, turnId)
+      : { method: "tools/call", params: { name: call.tool, arguments: call.arguments } };
+    const result = await client.request(request, CallToolResultSchema);
+    const echoed = result._meta?.[AI_INVOCATION_KEY];
+    assert.deepEqual(echoed, turnId === undefined ? undefined : { turnId }, `the reply to ${call.tool} must echo this turn's turnId and nothing else`);
+    const answer = result.content.map((part) => part.text).join(" ");
+    console.log(`  ${call.tool} -> ${result.isError ? "tool error: " : ""}${answer.length > 90 ? `${answer.slice(0, 90)}…` : answer}`);
+  }
+}
+await client.close();
+
+printTrail(options.audit, options.log);
+
+/** The audit trail, read back from the server's store with SQL, grouped by turn. */
+function printTrail(databasePath, logPath) {
+  const db = new Database(databasePath, { readonly: true });
+  const rows = db.prepare("SELECT * FROM audit ORDER BY seq").all();
+  db.close();
+  const turns = new Map();
+  for (const row of rows) {
+    const turn = row.turn_id ?? NO_TURN;
+    turns.set(turn, [...(turns.get(turn) ?? []), row]);
+  }
+  const show = (text) => text === null ? "—" : JSON.stringify(text.length > 70 ? `${text.slice(0, 70)}…` : text) + (text.length > 70 ? ` (${Buffer.byteLength(text)} bytes)` : "");
+  let errors = 0;
+  let warnings = 0;
+  let sanitized = 0;
+  console.log(`\naudit trail, read back from ${relative(process.cwd(), databasePath)}:`);
+  for (const [turn, requests] of turns) {
+    console.log(`\nturn ${turn}`);
+    for (const row of requests) {
+      const diagnostics = JSON.parse(row.diagnostics);
+      const changes = JSON.parse(row.changes);
+      errors += diagnostics.filter((d) => d.severity === "error").length;
+      warnings += diagnostics.filter((d) => d.severity === "warning").length;
+      sanitized += changes.length > 0;
+      console.log(`  #${row.seq} ${row.method}${row.tool ? ` ${row.tool}` : ""}  id ${row.request_id ?? "—"}`);
+      console.log(`     host-attested    initiator ${row.initiator ?? "— (unknown)"}`);
+      if (row.model ?? row.invocation_reason ?? row.user_intent ?? row.user_intent_redacted) {
+        console.log(`     client-asserted  model ${show(row.model)}, reason ${show(row.invocation_reason)}`);
+        console.log(`                      intent ${show(row.user_intent)}${row.user_intent_redacted ? " (redacted)" : ""}`);
+      }
+      console.log(`     witnessed        received ${row.received_at}, session ${row.session_id?.slice(0, 8) ?? "—"}…`);
+      for (const d of diagnostics) console.log(`     ${d.severity.padEnd(7)} ${d.rule.padEnd(5)} ${d.code} at ${d.path}`);
+    }
+  }
+  console.log(`\naudited ${rows.length} requests in ${turns.size - turns.has(NO_TURN)} turns: ${errors} errors, ${warnings} warnings, ${sanitized} sanitized; database ${relative(process.cwd(), databasePath)}, gateway log ${relative(process.cwd(), logPath)}`);
+}

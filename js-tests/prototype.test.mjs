@@ -1,0 +1,130 @@
+// The whole prototype over real MCP: the host replays the transcript through
+// the gateway to the employees server, and the assertions read the server's
+// audit store, as an auditor would.
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { fileURLToPath } from "node:url";
+
+import Database from "better-sqlite3";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const transcript = JSON.parse(readFileSync(join(root, "examples/prototype/data/transcript.json"), "utf8"));
+const AI13 = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/;
+const dirs = [];
+/** Every call the host makes, in order: the rows of tools/call come in this order. */
+const sentCalls = transcript.turns.flatMap((turn) => turn.calls.map((call) => ({ turn, call })));
+
+/** Runs the prototype into a fresh folder; its output and its audit rows. */
+function runPrototype(...flags) {
+  const out = mkdtempSync(join(tmpdir(), "mcp-provenance-prototype-"));
+  dirs.push(out);
+  const stdout = execFileSync(process.execPath, ["examples/prototype/run.mjs", "--out", out, ...flags], { cwd: root, encoding: "utf8" });
+  const db = new Database(join(out, "audit.db"), { readonly: true });
+  const rows = db.prepare("SELECT * FROM audit ORDER BY seq").all();
+  db.close();
+  return { out, stdout, rows, calls: rows.filter((row) => row.method === "tools/call") };
+}
+
+after(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+describe("the prototype, as the gateway forwards by default", () => {
+  let run;
+  before(() => { run = runPrototype(); });
+
+  test("its last line counts what was audited and says where", () => {
+    const last = run.stdout.trim().split("\n").pop();
+    assert.match(last, /^audited 10 requests in 6 turns: 0 errors, 4 warnings, 1 sanitized; database .*audit\.db, gateway log .*gateway\.jsonl$/);
+  });
+
+  test("the requests of one turn share its turnId, and each turn its own", () => {
+    const turnIds = sentCalls.map(({ turn }, index) => [transcript.turns.indexOf(turn), run.calls[index].turn_id]);
+    for (const [turn, turnId] of turnIds) {
+      const same = turnIds.filter(([other]) => other === turn).map(([, id]) => id);
+      assert.ok(same.every((id) => id === turnId), `turn ${turn} has one turnId`);
+      assert.ok(turnIds.every(([other, id]) => other === turn || id !== turnId || id === null), `turn ${turn} has its own`);
+    }
+    assert.equal(new Set(run.calls.map((row) => row.turn_id).filter(Boolean)).size, transcript.turns.filter((turn) => !turn.legacy).length);
+  });
+
+  test("App clicks carry initiator app, the View's spoof overwritten; model calls carry none", () => {
+    const clicks = run.calls.filter((row) => row.tool === "refresh_dashboard" && row.model === null);
+    assert.equal(clicks.length, 2);
+    assert.deepEqual(clicks.map((row) => row.initiator), ["app", "app"]);
+    assert.ok(run.rows.every((row) => row.initiator !== "model"), "the View's initiator: model never reached the server");
+    const strayMarker = run.calls.find((row) => row.tool === "refresh_dashboard" && row.model !== null);
+    assert.equal(strayMarker.initiator, null, "clearInitiator removed the model call's stray app marker");
+  });
+
+  test("no stored field holds a log-forging or bidi character", () => {
+    for (const row of run.rows) {
+      for (const [column, value] of Object.entries(row)) {
+        assert.ok(typeof value !== "string" || !AI13.test(value), `${column} of #${row.seq}`);
+      }
+    }
+  });
+
+  test("userIntentRedacted is true exactly where the text was changed", () => {
+    sentCalls.forEach(({ turn, call }, index) => {
+      const row = run.calls[index];
+      const sent = turn.user !== undefined ? turn.user + "A".repeat(turn.pad ?? 0) : call.arguments.user_query ?? null;
+      if (sent === null) {
+        assert.equal(row.user_intent_redacted, null, `#${row.seq} carried no intent`);
+      } else {
+        assert.equal(Boolean(row.user_intent_redacted), row.user_intent !== sent, `#${row.seq}`);
+      }
+    });
+    const hostile = run.calls.find((row) => row.user_intent_redacted);
+    assert.equal(Buffer.byteLength(hostile.user_intent), 2048);
+  });
+
+  test("the legacy client's arguments were lifted into the envelope by the gateway", () => {
+    const legacy = run.calls.find((row) => row.turn_id === null);
+    assert.equal(legacy.user_intent, "How many people work here?");
+    assert.equal(legacy.invocation_reason, "Count the rows of the employees table.");
+    const forwarded = readFileSync(join(run.out, "gateway.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line));
+    const lifted = forwarded.find((entry) => entry.message.params?.arguments?.query?.startsWith("SELECT count"));
+    assert.deepEqual(Object.keys(lifted.message.params.arguments), ["query"]);
+  });
+
+  test("the Rust core, natively, computes the very records the server stored through wasm", () => {
+    const lines = execFileSync("cargo", ["run", "--quiet", "--example", "audit_jsonl", "--", join(run.out, "gateway.jsonl")], { cwd: root, encoding: "utf8" })
+      .trim().split("\n").map((line) => JSON.parse(line));
+    assert.equal(lines.length, run.rows.length);
+    lines.forEach(({ record, changes }, index) => {
+      const row = run.rows[index];
+      const stored = {
+        method: row.method,
+        tool: row.tool ?? undefined,
+        requestId: row.request_id === null ? undefined : JSON.parse(row.request_id),
+        clientAsserted: {
+          turnId: row.turn_id ?? undefined,
+          model: row.model ?? undefined,
+          invocationReason: row.invocation_reason ?? undefined,
+          userIntent: row.user_intent ?? undefined,
+          userIntentRedacted: row.user_intent_redacted === null ? undefined : Boolean(row.user_intent_redacted),
+        },
+        hostAttested: { initiator: row.initiator ?? undefined },
+        witnessed: { sessionId: row.session_id },
+        diagnostics: JSON.parse(row.diagnostics),
+      };
+      const strip = (value) => JSON.parse(JSON.stringify(value));
+      // receivedAt is the one fact each side witnesses for itself.
+      assert.deepEqual(strip(stored), strip({ ...record, witnessed: { sessionId: record.witnessed.sessionId } }), `record #${row.seq}`);
+      assert.deepEqual(JSON.parse(row.changes), changes, `changes of #${row.seq}`);
+    });
+  });
+});
+
+describe("the prototype with the gateway's --redact-intent", () => {
+  test("no intent text reaches the store, and every intent is marked redacted", () => {
+    const run = runPrototype("--redact-intent");
+    const intents = run.calls.filter((row) => row.user_intent_redacted !== null);
+    assert.ok(intents.length >= 5);
+    assert.ok(run.rows.every((row) => row.user_intent === null));
+    assert.ok(intents.every((row) => row.user_intent_redacted === 1));
+  });
+});
