@@ -7,12 +7,12 @@ WASM_TARGET := wasm32-unknown-unknown
 WASM_BINDGEN_VERSION := 0.2.130
 WASM := target/$(WASM_TARGET)/release/mcp_provenance.wasm
 
-.PHONY: demo test build lint setup setup-wasm
+.PHONY: demo test build lint setup setup-wasm setup-chromium
 
 demo: build
 	@node examples/prototype/run.mjs
 
-test: setup lint build
+test: setup lint build setup-chromium
 	$(CARGO) test
 	$(CARGO) test --target $(WASM_TARGET) --lib
 	node --test js-tests/
@@ -21,6 +21,7 @@ test: setup lint build
 build: setup-wasm node_modules
 	$(CARGO) build --lib --target $(WASM_TARGET) --release
 	node tools/build-pkg.mjs $(WASM)
+	node tools/build-browser.mjs
 
 lint: setup-wasm
 	$(CARGO) fmt --check
@@ -40,6 +41,11 @@ setup-wasm: setup
 	@wasm-bindgen --version 2>/dev/null | grep -qx "wasm-bindgen $(WASM_BINDGEN_VERSION)" || \
 		$(CARGO) install wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION) --locked || \
 		$(CARGO) install wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION)
+
+# Debian's Chromium for the browser tests (a browser download of a test
+# tool's own fails on these machines).
+setup-chromium:
+	@command -v chromium >/dev/null 2>&1 || { apt-get update && apt-get install -y --no-install-recommends chromium; }
 
 node_modules: package.json package-lock.json
 	npm ci --no-audit --no-fund

@@ -1,0 +1,53 @@
+// An MCP Apps host in the page: a View in an iframe talks to an AppBridge;
+// the bridge's oncalltool stamps `initiator: "app"` on every call the View
+// makes (UI-1, UI-3) and forwards it to an MCP server running in this page
+// over an in-memory transport. What the server receives is reported as it
+// arrives on the wire, before the SDK handles it.
+
+import { AI_INVOCATION_KEY, auditRecord, stampInitiator, UI_KEY } from "../../pkg/web.mjs";
+import { AppBridge, Client, InMemoryTransport, McpServer, PostMessageTransport } from "./vendor/apps-host.js";
+
+const info = { name: "mcp-provenance-browser-host", version: "1.0.0" };
+
+/** The in-page server, with one tool visible to the model and the App. */
+function dashboardServer() {
+  const server = new McpServer({ name: "dashboard", version: "1.0.0" });
+  let refreshes = 0;
+  server.registerTool("refresh_dashboard", {
+    description: "Recomputes the dashboard.",
+    _meta: { ui: { visibility: ["model", "app"] } },
+  }, async () => ({ content: [{ type: "text", text: `dashboard refreshed (${++refreshes})` }] }));
+  return server;
+}
+
+/**
+ * Connects a View in `iframe` to a server in the page; `onCall` hears, for
+ * each tools/call, the initiator the View sent and the one the server saw.
+ */
+export async function startAppsHost({ iframe, onCall }) {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const server = dashboardServer();
+  await server.connect(serverSide);
+  const sentByView = [];
+  const deliver = serverSide.onmessage;
+  serverSide.onmessage = (message, extra) => {
+    if (message.method === "tools/call") {
+      const record = auditRecord(message);
+      onCall({ tool: record.tool, sent: sentByView.shift(), seen: record.hostAttested.initiator });
+    }
+    deliver(message, extra);
+  };
+
+  const client = new Client(info);
+  await client.connect(clientSide);
+
+  const bridge = new AppBridge(null, info, { serverTools: {} });
+  bridge.oncalltool = async (params, extra) => {
+    sentByView.push(params._meta?.[UI_KEY]?.initiator);
+    const request = stampInitiator({ method: "tools/call", params });
+    return client.request(request, { signal: extra?.mcpReq?.signal });
+  };
+  await bridge.connect(new PostMessageTransport(iframe.contentWindow, iframe.contentWindow));
+  iframe.src = "view.html";
+  return { bridge, client, server, keys: { AI_INVOCATION_KEY, UI_KEY } };
+}

@@ -1,0 +1,127 @@
+// The package and the example page in real headless Chromium (Debian's,
+// driven by playwright-core): every vector gives the same output as in Node
+// and Rust, the devtools API works, hostile text stays text, and an MCP Apps
+// View's calls reach the server stamped initiator "app". Screenshots go to
+// target/screenshots for a person to look at.
+import assert from "node:assert/strict";
+import { mkdirSync, readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { fileURLToPath } from "node:url";
+
+import { chromium } from "playwright-core";
+
+import { serve } from "../examples/browser/serve.mjs";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const shots = join(root, "target", "screenshots");
+const vectors = readdirSync(join(root, "conformance"))
+  .filter((name) => name.endsWith(".json"))
+  .flatMap((name) => JSON.parse(readFileSync(join(root, "conformance", name), "utf8")));
+
+let server;
+let browser;
+let page;
+const dialogs = [];
+const errors = [];
+const consoleInfo = [];
+
+before(async () => {
+  mkdirSync(shots, { recursive: true });
+  server = await serve();
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+      "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  page.on("dialog", (dialog) => { dialogs.push(dialog.message()); dialog.dismiss(); });
+  page.on("pageerror", (error) => errors.push(error.message));
+  page.on("console", (message) => { if (message.type() === "info") consoleInfo.push(message.text()); });
+  await page.goto(`http://127.0.0.1:${server.address().port}/examples/browser/`);
+  await page.waitForSelector("body[data-ready=true]");
+});
+
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+test("the page loads without errors and prints one hint for the console", async () => {
+  await page.screenshot({ path: join(shots, "page.png"), fullPage: true });
+  assert.deepEqual(errors, []);
+  assert.equal(consoleInfo.filter((text) => text.includes("mcpProvenance")).length, 1);
+});
+
+test(`all ${vectors.length} conformance vectors give the same output in the browser build`, async () => {
+  const outputs = await page.evaluate(async (all) => {
+    const { runVector } = await import("/js-tests/vectors.mjs");
+    return all.map((vector) => runVector(globalThis.mcpProvenance, vector));
+  }, vectors);
+  const failures = vectors.filter((vector, index) => {
+    try {
+      assert.deepStrictEqual(outputs[index], vector.expect);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+  assert.deepEqual(failures.map((vector) => vector.id), []);
+});
+
+test("mcpProvenance works from the console, as a devtools user would call it", async () => {
+  const seen = await page.evaluate(() => {
+    const request = { method: "tools/call", params: { _meta: { "io.modelcontextprotocol/aiInvocation": { turnId: 7 } } } };
+    let thrown;
+    try {
+      mcpProvenance.sanitize(request, { maxIntentBytes: 1 });
+    } catch (error) {
+      thrown = { name: error.name, code: error.code, isError: error instanceof RangeError };
+    }
+    return {
+      report: mcpProvenance.validate(request),
+      stamped: mcpProvenance.stampInitiator({ method: "tools/call" }).params._meta[mcpProvenance.UI_KEY],
+      thrown,
+      names: Object.keys(mcpProvenance).sort(),
+    };
+  });
+  assert.equal(seen.report.valid, false);
+  assert.deepEqual(seen.report.diagnostics.map((d) => [d.code, d.rule]), [["invalid-type", "AI-7"]]);
+  assert.deepEqual(seen.stamped, { initiator: "app" });
+  assert.deepEqual(seen.thrown, { name: "RangeError", code: "invalid-limit", isError: true });
+  assert.ok(seen.names.includes("validate") && seen.names.includes("AI_INVOCATION_KEY"));
+});
+
+test("markup in every text field is shown as text: no dialog, no script run, no element injected", async () => {
+  await page.selectOption("#sample", { label: "A hostile request: markup and log forging in every field" });
+  await page.waitForFunction(() => document.querySelector("#results pre")?.textContent.includes("onerror"));
+  await page.fill("#message", JSON.stringify({
+    method: "tools/call<script>window.__xss=1</script>",
+    params: { name: "<svg onload=alert(1)>", _meta: { "io.modelcontextprotocol/aiInvocation": {
+      invocationReason: { text: "<img src=x onerror=alert(1)>" }, model: { name: "<script>alert(2)</script>" },
+      userIntent: { text: "<iframe src=javascript:alert(3)>" }, turnId: "<b onmouseover=alert(4)>t</b>" } } },
+  }));
+  await page.waitForFunction(() => document.querySelector("#results pre")?.textContent.includes("<iframe src=javascript"));
+  await page.screenshot({ path: join(shots, "hostile.png"), fullPage: true });
+  const state = await page.evaluate(() => ({
+    xss: window.__xss,
+    injected: document.querySelectorAll("#results *:not(div):not(pre):not(h4):not(ul):not(li), #diagnostics img, #diagnostics script, #diagnostics svg").length,
+    text: document.querySelector("#results").textContent,
+  }));
+  assert.deepEqual(dialogs, []);
+  assert.equal(state.xss, undefined);
+  assert.equal(state.injected, 0);
+  for (const payload of ["<img src=x onerror=alert(1)>", "<script>alert(2)</script>", "<iframe src=javascript:alert(3)>"]) {
+    assert.ok(state.text.includes(payload), `shown as text: ${payload}`);
+  }
+});
+
+test("the App's calls reach the server stamped initiator app, spoof or not", async () => {
+  const view = page.frameLocator("#view");
+  await view.locator("#refresh:not([disabled])").click();
+  await view.locator("#spoof").click();
+  await page.waitForFunction(() => document.querySelectorAll("#server-log tbody tr").length >= 2);
+  await page.locator("#apps").screenshot({ path: join(shots, "apps.png") });
+  const rows = await page.evaluate(() => [...document.querySelectorAll("#server-log tbody tr")].map((row) => ({ sent: row.dataset.sent, seen: row.dataset.seen })));
+  assert.deepEqual(rows.slice(0, 2), [{ sent: "", seen: "app" }, { sent: "model", seen: "app" }]);
+});
