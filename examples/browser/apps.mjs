@@ -4,7 +4,7 @@
 // over an in-memory transport. What the server receives is reported as it
 // arrives on the wire, before the SDK handles it.
 
-import { AI_INVOCATION_KEY, auditRecord, stampInitiator, UI_KEY } from "../../pkg/web.mjs";
+import { auditRecord, stampInitiator, UI_KEY } from "../../pkg/web.mjs";
 import { AppBridge, Client, InMemoryTransport, McpServer, PostMessageTransport } from "./vendor/apps-host.js";
 
 const info = { name: "mcp-provenance-browser-host", version: "1.0.0" };
@@ -49,5 +49,4 @@ export async function startAppsHost({ iframe, onCall }) {
   };
   await bridge.connect(new PostMessageTransport(iframe.contentWindow, iframe.contentWindow));
   iframe.src = "view.html";
-  return { bridge, client, server, keys: { AI_INVOCATION_KEY, UI_KEY } };
 }
