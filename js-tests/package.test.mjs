@@ -32,7 +32,7 @@ test("the tarball holds the entries, the one .wasm and no sources", () => {
   const files = exec("npm", ["pack", "--dry-run", "--json"], join(root, "pkg"));
   const paths = JSON.parse(files)[0].files.map((file) => file.path);
   assert.equal(paths.filter((path) => path.endsWith(".wasm")).length, 1);
-  for (const path of ["index.d.ts", "node.mjs", "node.cjs", "web.mjs", "README.md", "package.json", "dist/mcp_provenance_bg.wasm"]) {
+  for (const path of ["index.d.ts", "node.mjs", "node.cjs", "web.mjs", "README.md", "package.json", "dist/mcp_provenance.wasm", "dist/table.mjs", "dist/api.cjs", "lib/api.mjs"]) {
     assert.ok(paths.includes(path), `${path} is in the tarball`);
   }
   assert.ok(!paths.some((path) => path.endsWith(".rs")));

@@ -1,19 +1,10 @@
-// Node, required as CommonJS: wasm-bindgen's nodejs glue, which loads the
-// same .wasm synchronously (see tools/build-pkg.mjs).
+// Node, required as CommonJS: the same functions (pkg/lib bundled as
+// dist/api.cjs) over the same module, ready on require.
 "use strict";
-const wasm = require("./dist/cjs/mcp_provenance.js");
+const { readFileSync } = require("node:fs");
+const { join } = require("node:path");
+const { start, ...api } = require("./dist/api.cjs");
 
-module.exports = {
-  AI_INVOCATION_KEY: wasm.aiInvocationKey(),
-  UI_KEY: wasm.uiKey(),
-  attachInvocation: wasm.attachInvocation,
-  auditRecord: wasm.auditRecord,
-  clearInitiator: wasm.clearInitiator,
-  echoTurnId: wasm.echoTurnId,
-  isReservedMetaKey: wasm.isReservedMetaKey,
-  isValidMetaKey: wasm.isValidMetaKey,
-  liftLegacyArguments: wasm.liftLegacyArguments,
-  sanitize: wasm.sanitize,
-  stampInitiator: wasm.stampInitiator,
-  validate: wasm.validate,
-};
+start(new WebAssembly.Instance(new WebAssembly.Module(readFileSync(join(__dirname, "dist", "mcp_provenance.wasm")))));
+
+module.exports = api;

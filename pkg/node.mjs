@@ -1,7 +1,8 @@
-// Node, imported as an ES module: ready on import (synchronous instantiation).
-import "./init/node.mjs";
-import { aiInvocationKey, uiKey } from "./dist/mcp_provenance.js";
+// Node, imported as an ES module: the module read from disk and
+// instantiated synchronously, so the API is ready on import.
+import { readFileSync } from "node:fs";
+import { start } from "./lib/boundary.mjs";
 
-export const AI_INVOCATION_KEY = aiInvocationKey();
-export const UI_KEY = uiKey();
-export * from "./api.mjs";
+start(new WebAssembly.Instance(new WebAssembly.Module(readFileSync(new URL("./dist/mcp_provenance.wasm", import.meta.url)))));
+
+export * from "./lib/api.mjs";

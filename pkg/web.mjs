@@ -1,8 +1,9 @@
-// Browsers and bundlers: ready on import (top-level await; a module that imports
-// this one runs after the .wasm is instantiated).
-import "./init/web.mjs";
-import { aiInvocationKey, uiKey } from "./dist/mcp_provenance.js";
+// Browsers and bundlers: the module fetched from beside this file and
+// instantiated with top-level await, so a module that imports this one runs
+// once the API is ready. The module imports nothing.
+import { start } from "./lib/boundary.mjs";
 
-export const AI_INVOCATION_KEY = aiInvocationKey();
-export const UI_KEY = uiKey();
-export * from "./api.mjs";
+const response = await fetch(new URL("./dist/mcp_provenance.wasm", import.meta.url));
+start((await WebAssembly.instantiate(await response.arrayBuffer())).instance);
+
+export * from "./lib/api.mjs";

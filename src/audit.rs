@@ -2,18 +2,25 @@
 //! labelled by who vouches for it (AI-10, UI-6).
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Number, Value};
+use serde_json::Number;
+#[cfg(feature = "value")]
+use serde_json::Value;
 
 use crate::diagnostics::Diagnostic;
 use crate::error::Error;
 use crate::initiator;
-use crate::message::{self, PARAMS_META};
+use crate::json::Slot;
+use crate::message;
 use crate::options::Options;
-use crate::pointer::{join, overlaps};
+use crate::path::Path;
 use crate::policy::Policy;
-use crate::sanitize::sanitize_envelope;
+use crate::sanitize::Cleaned;
+use crate::schema::{FIELDS, Group, Place, Reads, TURN_ID, USER_INTENT};
+
+/// What an audit record reads of a request: what `validate` does of one, and its names.
+pub(crate) const READS: Reads = FIELDS | Group::Names.bit() | Group::Ui.bit() | Group::Bare.bit();
 use crate::text;
-use crate::validate::{ValidateOptions, validate};
+use crate::view::{Envelope, Message};
 
 /// How many bytes of `method`, the tool name and a string request id a record keeps.
 pub(crate) const MAX_RECORDED_NAME_BYTES: usize = 256;
@@ -54,13 +61,25 @@ impl AuditContext {
     /// let err = AuditContext::from_value(&json!({"policy": {"maxModelBytes": 1}})).unwrap_err();
     /// assert_eq!(err.code(), Code::InvalidLimit);
     /// ```
+    #[cfg(feature = "value")]
     pub fn from_value(value: &Value) -> Result<Self, Error> {
-        let options = Options::new(value, "audit context")?;
+        Self::read(&Options::new(Slot::of(value), "audit context")?)
+    }
+
+    /// The member holding the policy, and with it the keys.
+    pub(crate) const POLICY: &str = "policy";
+
+    /// Reads a context from its members.
+    pub(crate) fn read(options: &Options) -> Result<Self, Error> {
+        let policy = match options.get(Self::POLICY) {
+            Slot::Absent => None,
+            policy => Some(Policy::read(&Options::new(policy, "policy")?)?),
+        };
         Ok(AuditContext {
             received_at: options.string("receivedAt")?,
             principal: options.string("principal")?,
             session_id: options.string("sessionId")?,
-            policy: options.get("policy").map(Policy::from_value).transpose()?,
+            policy,
         })
     }
 }
@@ -219,34 +238,32 @@ pub struct AuditRecord {
 /// assert_eq!(record.diagnostics[0].rule.as_str(), "AI-13");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+#[cfg(feature = "value")]
 pub fn audit_record(request: &Value, context: &AuditContext) -> Result<AuditRecord, Error> {
     let default_policy = Policy::default();
     let policy = context.policy.as_ref().unwrap_or(&default_policy);
     policy.check()?;
-    let map = message::as_request(request)?;
-    let options = ValidateOptions {
-        keys: policy.keys.clone(),
-        request: None,
+    record(&Message::of(request, &policy.keys, READS), context)
+}
+
+/// `audit_record` on a view; the policy is checked by the caller.
+pub(crate) fn record(request: &Message, context: &AuditContext) -> Result<AuditRecord, Error> {
+    let default_policy = Policy::default();
+    let policy = context.policy.as_ref().unwrap_or(&default_policy);
+    message::request(request)?;
+    let diagnostics = crate::validate::check(request, None, &policy.keys).diagnostics;
+    let client_asserted = match request.envelope.value {
+        Slot::Absent => ClientAsserted::default(),
+        _ => client_asserted(&request.envelope, policy),
     };
-    let diagnostics = validate(request, &options).diagnostics;
-    let meta = message::request_meta(map).ok().flatten();
-    let key = policy.keys.invocation_key();
-    let client_asserted = match meta.and_then(|meta| meta.get(key)) {
-        Some(envelope) => client_asserted(envelope, policy, &join(PARAMS_META, key)),
-        None => ClientAsserted::default(),
-    };
-    let method = map
-        .get("method")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    let tool = map
-        .get("params")
-        .and_then(|params| params.get("name"))
-        .and_then(Value::as_str)
+    let method = request.get(Place::Method).str().unwrap_or_default();
+    let tool = request
+        .get(Place::Tool)
+        .str()
         .filter(|_| method == "tools/call");
-    let request_id = match map.get("id") {
-        Some(Value::Number(number)) => Some(RequestId::Number(number.clone())),
-        Some(Value::String(id)) => Some(RequestId::String(name(id))),
+    let request_id = match request.get(Place::Id) {
+        Slot::Number(number) => number.to_json().map(RequestId::Number),
+        Slot::String(id) => Some(RequestId::String(name(id.text))),
         _ => None,
     };
     Ok(AuditRecord {
@@ -255,7 +272,7 @@ pub fn audit_record(request: &Value, context: &AuditContext) -> Result<AuditReco
         request_id,
         client_asserted,
         host_attested: HostAttested {
-            initiator: initiator::attested(meta.and_then(|meta| meta.get(policy.keys.ui_key()))),
+            initiator: initiator::attested(request),
         },
         witnessed: Witnessed {
             received_at: context.received_at.as_deref().map(neutral),
@@ -266,29 +283,26 @@ pub fn audit_record(request: &Value, context: &AuditContext) -> Result<AuditReco
     })
 }
 
-fn client_asserted(envelope: &Value, policy: &Policy, path: &str) -> ClientAsserted {
-    let (clean, changes) = sanitize_envelope(envelope, policy, path);
-    let field = |name: &str| clean.as_ref().and_then(|clean| clean.get(name));
-    let text = |value: Option<&Value>| value.and_then(Value::as_str).map(str::to_owned);
-    let intent_path = join(path, "userIntent");
-    let user_intent_redacted = envelope.get("userIntent").map(|intent| {
-        intent.get("redacted") == Some(&Value::Bool(true))
-            || changes
-                .iter()
-                .any(|change| overlaps(&change.path, &intent_path))
+fn client_asserted(envelope: &Envelope, policy: &Policy) -> ClientAsserted {
+    let path = Path::place(Place::Envelope, &policy.keys);
+    let cleaned = Cleaned::new(envelope, policy, &path);
+    let text = |index: usize| cleaned.text_of(index).map(str::to_owned);
+    let intent = &envelope.fields[USER_INTENT];
+    let user_intent_redacted = intent.value.is_present().then(|| {
+        matches!(intent.members.get(1), Some(Slot::Bool(true))) || cleaned.touched(USER_INTENT)
     });
     ClientAsserted {
-        turn_id: text(field("turnId")),
-        model: text(field("model").and_then(|model| model.get("name"))),
-        invocation_reason: text(field("invocationReason").and_then(|reason| reason.get("text"))),
-        user_intent: text(field("userIntent").and_then(|intent| intent.get("text"))),
+        turn_id: text(TURN_ID),
+        model: text(1),
+        invocation_reason: text(0),
+        user_intent: text(USER_INTENT),
         user_intent_redacted,
     }
 }
 
 /// A name-like string of the request, made safe to keep.
 fn name(text: &str) -> String {
-    text::clean(text, MAX_RECORDED_NAME_BYTES).text
+    text::clean(text, MAX_RECORDED_NAME_BYTES).text.into_owned()
 }
 
 /// A witnessed fact, neutralized so the record as a whole holds no AI-13 character.

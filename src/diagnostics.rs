@@ -251,27 +251,29 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    pub(crate) fn error(code: Code, rule: Rule, path: &str, message: impl Into<String>) -> Self {
+    pub(crate) fn error(code: Code, rule: Rule, path: String, message: impl Into<String>) -> Self {
         Self::new(code, Severity::Error, rule, path, message)
     }
 
-    pub(crate) fn warning(code: Code, rule: Rule, path: &str, message: impl Into<String>) -> Self {
+    pub(crate) fn warning(
+        code: Code,
+        rule: Rule,
+        path: String,
+        message: impl Into<String>,
+    ) -> Self {
         Self::new(code, Severity::Warning, rule, path, message)
     }
 
     /// `what` is of the wrong JSON type: names the expected type and the
-    /// type found, never the value.
+    /// type found (both with their article), never the value.
     pub(crate) fn invalid_type(
         what: &str,
         expected: &str,
-        found: &serde_json::Value,
+        found: &str,
         rule: Rule,
-        path: &str,
+        path: String,
     ) -> Self {
-        let message = format!(
-            "{what} must be {expected}, not {}",
-            crate::error::type_name(found)
-        );
+        let message = format!("{what} must be {expected}, not {found}");
         Self::error(Code::InvalidType, rule, path, message)
     }
 
@@ -279,14 +281,14 @@ impl Diagnostic {
         code: Code,
         severity: Severity,
         rule: Rule,
-        path: &str,
+        path: String,
         message: impl Into<String>,
     ) -> Self {
         Diagnostic {
             code,
             severity,
             rule,
-            path: path.to_owned(),
+            path,
             message: message.into(),
         }
     }

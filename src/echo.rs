@@ -1,24 +1,70 @@
 //! The response side: echoing `turnId`, and only `turnId` (AI-11).
 
+#[cfg(feature = "value")]
 use serde_json::Value;
 
 use crate::diagnostics::{Code, Diagnostic, Rule};
-use crate::error::{Error, type_name};
-use crate::invocation::{field_names, unknown_members};
+use crate::edit::{Edit, Put, Target};
+use crate::error::Error;
+use crate::json::{Kind, Slot};
 use crate::keys::KeyOptions;
-use crate::message::{self, Object};
-use crate::pointer::join;
+use crate::message::{self, TO_RESULT_META};
+use crate::path::Path;
+use crate::schema::{ENVELOPE, FIELDS, Group, Place, Reads, TURN_ID};
 
-const RESULT_META: &str = "/result/_meta";
+/// What echoing reads of the request and of the response.
+pub(crate) const READS: Reads = FIELDS | Group::Response.bit();
+use crate::view::Message;
 
-/// The request's `turnId`, when it is a string.
-pub(crate) fn turn_id<'a>(request: &'a Value, invocation_key: &str) -> Option<&'a str> {
-    let request = request.as_object()?;
-    message::request_meta(request)
-        .ok()??
-        .get(invocation_key)?
-        .get("turnId")?
-        .as_str()
+/// The edits that make `response` echo the `turnId` of `request` (argument
+/// 1 of the call) and nothing else.
+pub(crate) fn echo(request: &Message, response: &Message) -> Result<Vec<Edit>, Error> {
+    message::request(request)?;
+    let root = response.get(Place::Root);
+    let is_response = root.is_object()
+        && (response.get(Place::Result).is_present() || response.get(Place::Error).is_present());
+    if !is_response {
+        return Err(Error::new(
+            Code::NotAResponse,
+            format!(
+                "expected a JSON-RPC response: an object with `result` or `error`, not {}",
+                match root.kind() {
+                    Some(Kind::Object) => "an object without either",
+                    _ => root.article(),
+                }
+            ),
+        ));
+    }
+    let result = response.get(Place::Result);
+    match result.kind() {
+        None => return Ok(Vec::new()),
+        Some(Kind::Object) => {}
+        Some(_) => {
+            return Err(Error::new(
+                Code::InvalidType,
+                format!("`/result` must be an object, not {}", result.article()),
+            ));
+        }
+    }
+    if request.envelope.turn_id().is_none() {
+        return Ok(match response.get(Place::Echo) {
+            Slot::Absent => Vec::new(),
+            _ => vec![Edit::new(Target::place(Place::Echo), Put::Remove)],
+        });
+    }
+    if let Some(step) = message::not_an_object(response, &TO_RESULT_META) {
+        return Err(step.into());
+    }
+    Ok(vec![
+        Edit::new(Target::place(Place::Echo), Put::Object),
+        Edit::new(
+            Target::field(Place::Echo, TURN_ID),
+            Put::Copy {
+                input: 1,
+                target: Target::field(Place::Envelope, TURN_ID),
+            },
+        ),
+    ])
 }
 
 /// Makes the response's envelope hold the request's `turnId` and nothing else
@@ -46,115 +92,77 @@ pub(crate) fn turn_id<'a>(request: &'a Value, invocation_key: &str) -> Option<&'
 /// assert_eq!(reply["result"]["_meta"], json!({"io.modelcontextprotocol/aiInvocation": {"turnId": "t-1"}}));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+#[cfg(feature = "value")]
 pub fn echo_turn_id(request: &Value, response: Value, keys: &KeyOptions) -> Result<Value, Error> {
     keys.check()?;
-    message::as_request(request)?;
-    let mut response = match response {
-        Value::Object(map) if map.contains_key("result") || map.contains_key("error") => map,
-        other => {
-            return Err(Error::new(
-                Code::NotAResponse,
-                format!(
-                    "expected a JSON-RPC response: an object with `result` or `error`, not {}",
-                    match other {
-                        Value::Object(_) => "an object without either",
-                        other => type_name(&other),
-                    }
-                ),
-            ));
-        }
-    };
-    let key = keys.invocation_key();
-    let Some(result) = response.get_mut("result") else {
-        return Ok(Value::Object(response));
-    };
-    let Value::Object(result) = result else {
-        return Err(Error::new(
-            Code::InvalidType,
-            format!("`/result` must be an object, not {}", type_name(result)),
-        ));
-    };
-    match turn_id(request, key) {
-        Some(turn_id) => {
-            let echo = Object::from_iter([("turnId".to_owned(), Value::from(turn_id))]);
-            message::object_entry(result, "_meta", RESULT_META)?
-                .insert(key.to_owned(), Value::Object(echo));
-        }
-        None => {
-            if let Some(Value::Object(meta)) = result.get_mut("_meta") {
-                meta.remove(key);
-            }
-        }
-    }
-    Ok(Value::Object(response))
+    let edits = echo(
+        &Message::of(request, keys, READS),
+        &Message::of(&response, keys, READS),
+    )?;
+    Ok(crate::edit::apply(response, edits, keys, &[request]))
 }
 
 /// Checks a response's envelope: only `turnId`, a string, and the one the
 /// request sent when the request is known (AI-7, AI-11).
 pub(crate) fn check(
-    response: &Object,
-    request: Option<&Value>,
-    invocation_key: &str,
+    response: &Message,
+    request: Option<&Message>,
+    keys: &KeyOptions,
     out: &mut Vec<Diagnostic>,
 ) {
-    let meta = match message::object_at(response, "result", "/result") {
-        Ok(Some(result)) => message::object_at(result, "_meta", RESULT_META),
-        other => other,
-    };
-    let envelope = match meta {
-        Err(step) => return out.push(step.diagnostic()),
-        Ok(meta) => match meta.and_then(|meta| meta.get(invocation_key)) {
-            Some(envelope) => envelope,
-            None => return,
-        },
-    };
-    let path = join(RESULT_META, invocation_key);
-    let Value::Object(envelope) = envelope else {
-        return out.push(Diagnostic::invalid_type(
-            "the echoed envelope",
-            "an object",
-            envelope,
-            Rule::Ai11,
-            &path,
-        ));
-    };
-    let known: Vec<&str> = field_names().collect();
-    let leaked = known
+    if let Some(step) = message::not_an_object(response, &TO_RESULT_META) {
+        return out.push(step.diagnostic());
+    }
+    let envelope = &response.echo;
+    let path = Path::place(Place::Echo, keys);
+    match envelope.value.kind() {
+        None => return,
+        Some(Kind::Object) => {}
+        Some(found) => {
+            return out.push(Diagnostic::invalid_type(
+                "the echoed envelope",
+                "an object",
+                found.article(),
+                Rule::Ai11,
+                path.render(),
+            ));
+        }
+    }
+    let leaked = ENVELOPE
         .iter()
-        .copied()
-        .filter(|name| *name != "turnId" && envelope.contains_key(*name))
-        .chain(
-            unknown_members(envelope, &known)
-                .into_iter()
-                .map(|(name, _)| name.as_str()),
-        );
+        .zip(&envelope.fields)
+        .enumerate()
+        .filter(|(index, (_, view))| *index != TURN_ID && view.value.is_present())
+        .map(|(_, (field, _))| field.name)
+        .chain(envelope.unknown().into_iter().map(|(name, _)| name));
     for name in leaked {
         out.push(Diagnostic::warning(
             Code::EchoLeak,
             Rule::Ai11,
-            &join(&path, name),
+            path.join(name).render(),
             "a response should echo only turnId, never the request's other audit context",
         ));
     }
-    match envelope.get("turnId") {
-        None => {}
-        Some(Value::String(echoed)) => {
-            let sent = request.and_then(|request| turn_id(request, invocation_key));
-            if request.is_some() && sent != Some(echoed.as_str()) {
+    let at = path.join(ENVELOPE[TURN_ID].name);
+    match envelope.fields[TURN_ID].value {
+        Slot::Absent => {}
+        Slot::String(echoed) => {
+            let sent = request.and_then(|request| request.envelope.turn_id());
+            if request.is_some() && sent.map(|sent| sent.text) != Some(echoed.text) {
                 out.push(Diagnostic::warning(
                     Code::TurnIdMismatch,
                     Rule::Ai11,
-                    &join(&path, "turnId"),
+                    at.render(),
                     "the echoed turnId is not the one the request sent",
                 ));
             }
         }
-        Some(other) => out.push(Diagnostic::invalid_type(
+        other => out.push(Diagnostic::invalid_type(
             "`turnId`",
             "a string",
-            other,
+            other.article(),
             Rule::Ai7,
-            &join(&path, "turnId"),
+            at.render(),
         )),
     }
 }

@@ -6,8 +6,6 @@
 
 use std::fmt;
 
-use serde_json::Value;
-
 use crate::diagnostics::Code;
 
 /// Why a call could not run, with a stable [`Code`].
@@ -78,41 +76,6 @@ impl Error {
     }
 }
 
-/// A place in a JS value that cannot be read as JSON, and what stands there.
-#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
-pub(crate) struct Unreadable {
-    /// RFC 6901 JSON Pointer of the place.
-    pub path: String,
-    /// What stands there, with its article: "a BigInt", "a cycle".
-    pub what: &'static str,
-}
-
-#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
-impl Unreadable {
-    fn message(&self) -> String {
-        match self.path.as_str() {
-            "" => format!("the value cannot be read as JSON: {}", self.what),
-            path => format!("`{path}` cannot be read as JSON: {}", self.what),
-        }
-    }
-
-    /// As `validate` reports it (MSG-1).
-    pub(crate) fn diagnostic(&self) -> crate::Diagnostic {
-        crate::Diagnostic::error(
-            Code::Unreadable,
-            crate::Rule::Msg1,
-            &self.path,
-            self.message(),
-        )
-    }
-}
-
-impl From<Unreadable> for Error {
-    fn from(place: Unreadable) -> Self {
-        Error::new(Code::Unreadable, place.message())
-    }
-}
-
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)
@@ -120,15 +83,3 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
-
-/// The JSON type of a value, with its article, for messages: "a string".
-pub(crate) fn type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}

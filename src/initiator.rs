@@ -3,14 +3,21 @@
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
+#[cfg(feature = "value")]
 use serde_json::Value;
 
 use crate::diagnostics::{Code, Diagnostic, Rule};
+use crate::edit::{Edit, Put, Target};
 use crate::error::Error;
+use crate::json::{Kind, Slot};
 use crate::keys::KeyOptions;
-use crate::message::{self, Object, PARAMS_META};
-use crate::pointer::join;
+use crate::path::Path;
+use crate::schema::{Group, Place, Reads};
+
+/// What stamping and clearing read of a request.
+pub(crate) const READS: Reads = Group::Ui.bit();
 use crate::text;
+use crate::view::Message;
 
 /// How many bytes of an unknown initiator value an audit record keeps.
 const MAX_RECORDED_INITIATOR_BYTES: usize = 64;
@@ -84,6 +91,29 @@ impl FromStr for Initiator {
     }
 }
 
+/// The edits that stamp `initiator` on a request (UI-1, UI-3, UI-5): only
+/// `initiator` changes; a `ui` entry that is not an object is replaced.
+pub(crate) fn stamp(request: &Message, initiator: Initiator) -> Result<Vec<Edit>, Error> {
+    crate::message::writable_meta(request)?;
+    let stamp = Edit::new(
+        Target::place(Place::Initiator),
+        Put::Text(initiator.as_str().to_owned()),
+    );
+    Ok(match request.get(Place::Ui) {
+        Slot::Object(_) => vec![stamp],
+        _ => vec![Edit::new(Target::place(Place::Ui), Put::Object), stamp],
+    })
+}
+
+/// The edits that clear `initiator` from a request (UI-2).
+pub(crate) fn clear(request: &Message) -> Result<Vec<Edit>, Error> {
+    crate::message::request(request)?;
+    Ok(match request.get(Place::Initiator) {
+        Slot::Absent => Vec::new(),
+        _ => vec![Edit::new(Target::place(Place::Initiator), Put::Remove)],
+    })
+}
+
 /// Adds or overwrites `initiator` in the request's `ui` entry, as the Host
 /// does when it proxies a request a View sent (UI-1, UI-3). Only `initiator`
 /// changes (UI-5): other members of the entry, other `_meta` keys and
@@ -110,25 +140,15 @@ impl FromStr for Initiator {
 ///            json!({"initiator": "app", "theme": "dark"}));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+#[cfg(feature = "value")]
 pub fn stamp_initiator(
     request: Value,
     initiator: Initiator,
     keys: &KeyOptions,
 ) -> Result<Value, Error> {
     keys.check()?;
-    let mut request = message::into_request(request)?;
-    let stamp = Value::from(initiator.as_str());
-    let meta = message::request_meta_mut(&mut request)?;
-    match meta.get_mut(keys.ui_key()) {
-        Some(Value::Object(entry)) => {
-            entry.insert("initiator".to_owned(), stamp);
-        }
-        _ => {
-            let entry = Object::from_iter([("initiator".to_owned(), stamp)]);
-            meta.insert(keys.ui_key().to_owned(), Value::Object(entry));
-        }
-    }
-    Ok(Value::Object(request))
+    let edits = stamp(&Message::of(&request, keys, READS), initiator)?;
+    Ok(crate::edit::apply(request, edits, keys, &[]))
 }
 
 /// Removes `initiator` from the request's `ui` entry, for a call the model
@@ -152,52 +172,56 @@ pub fn stamp_initiator(
 /// assert_eq!(sent["params"]["_meta"]["io.modelcontextprotocol/ui"], json!({}));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+#[cfg(feature = "value")]
 pub fn clear_initiator(request: Value, keys: &KeyOptions) -> Result<Value, Error> {
     keys.check()?;
-    let mut request = message::into_request(request)?;
-    if let Some(Value::Object(entry)) =
-        message::existing_meta_mut(&mut request).and_then(|meta| meta.get_mut(keys.ui_key()))
-    {
-        entry.remove("initiator");
-    }
-    Ok(Value::Object(request))
+    let edits = clear(&Message::of(&request, keys, READS))?;
+    Ok(crate::edit::apply(request, edits, keys, &[]))
 }
 
 /// Checks the `ui` entry of a request's `_meta` (UI-7); absence is fine (UI-4).
-pub(crate) fn check(entry: &Value, ui_key: &str, out: &mut Vec<Diagnostic>) {
-    let path = join(PARAMS_META, ui_key);
-    let Value::Object(entry) = entry else {
-        out.push(Diagnostic::invalid_type(
-            "the ui entry",
-            "an object",
-            entry,
-            Rule::Ui7,
-            &path,
-        ));
-        return;
-    };
-    match entry.get("initiator") {
-        None => {}
-        Some(Value::String(value)) if value.parse::<Initiator>().is_ok() => {}
-        Some(Value::String(_)) => out.push(Diagnostic::warning(
+pub(crate) fn check(request: &Message, keys: &KeyOptions, out: &mut Vec<Diagnostic>) {
+    let entry = request.get(Place::Ui);
+    let path = Path::place(Place::Ui, keys);
+    match entry.kind() {
+        None | Some(Kind::Object) => {}
+        Some(found) => {
+            return out.push(Diagnostic::invalid_type(
+                "the ui entry",
+                "an object",
+                found.article(),
+                Rule::Ui7,
+                path.render(),
+            ));
+        }
+    }
+    let at = path.join("initiator");
+    match request.get(Place::Initiator) {
+        Slot::Absent => {}
+        Slot::String(value) if value.text.parse::<Initiator>().is_ok() => {}
+        Slot::String(_) => out.push(Diagnostic::warning(
             Code::UnknownInitiator,
             Rule::Ui7,
-            &join(&path, "initiator"),
+            at.render(),
             "initiator is not one of \"app\", \"model\", \"user\", \"host\"",
         )),
-        Some(other) => out.push(Diagnostic::invalid_type(
+        other => out.push(Diagnostic::invalid_type(
             "`initiator`",
             "a string",
-            other,
+            other.article(),
             Rule::Ui7,
-            &join(&path, "initiator"),
+            at.render(),
         )),
     }
 }
 
 /// The initiator an audit record keeps (UI-6): a string value, neutralized
 /// and at most 64 bytes when it is not a known one; `None` when absent (UI-4).
-pub(crate) fn attested(entry: Option<&Value>) -> Option<String> {
-    let value = entry?.get("initiator")?.as_str()?;
-    Some(text::clean(value, MAX_RECORDED_INITIATOR_BYTES).text)
+pub(crate) fn attested(request: &Message) -> Option<String> {
+    let value = request.get(Place::Initiator).str()?;
+    Some(
+        text::clean(value, MAX_RECORDED_INITIATOR_BYTES)
+            .text
+            .into_owned(),
+    )
 }

@@ -1,7 +1,5 @@
 //! `_meta` key names (KEY-1, KEY-2) and the two configurable keys (KEY-3).
 
-use serde_json::Value;
-
 use crate::diagnostics::Code;
 use crate::error::Error;
 use crate::options::Options;
@@ -132,15 +130,23 @@ impl KeyOptions {
     /// assert_eq!(err.code(), Code::InvalidOption);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn from_value(value: &Value) -> Result<Self, Error> {
-        Self::read(&Options::new(value, "key options")?)
+    #[cfg(feature = "value")]
+    pub fn from_value(value: &serde_json::Value) -> Result<Self, Error> {
+        Self::read(&Options::new(crate::json::Slot::of(value), "key options")?)
     }
+
+    /// The names of the two key members of any options object.
+    pub(crate) const OPTIONS: [&str; 2] = ["invocationKey", "uiKey"];
 
     /// The two key members of any options object.
     pub(crate) fn read(options: &Options) -> Result<Self, Error> {
+        if options.is_empty() {
+            return Ok(KeyOptions::default());
+        }
+        let [invocation, ui] = Self::OPTIONS;
         Ok(KeyOptions {
-            invocation_key: options.string("invocationKey")?,
-            ui_key: options.string("uiKey")?,
+            invocation_key: options.string(invocation)?,
+            ui_key: options.string(ui)?,
         })
     }
 
@@ -184,6 +190,9 @@ impl KeyOptions {
 
     /// Every KEY-3 problem, for `validate` to report them all.
     pub(crate) fn errors(&self) -> Vec<Error> {
+        if self.invocation_key.is_none() && self.ui_key.is_none() {
+            return Vec::new();
+        }
         let mut errors: Vec<Error> = [
             check_key(
                 "invocationKey",

@@ -1,17 +1,22 @@
 //! Migration from the legacy tool arguments `user_query` and
 //! `invocation_reason` (AI-17).
 
+#[cfg(feature = "value")]
 use serde_json::Value;
 
+use crate::edit::{Edit, Put, Target};
 use crate::error::Error;
+use crate::json::Slot;
 use crate::keys::KeyOptions;
-use crate::message::{self, Object};
 use crate::options::Options;
+use crate::schema::{ENVELOPE, FIELDS, Group, Place, Reads, USER_INTENT};
 
-/// The legacy argument lifted into `userIntent.text`.
-const USER_QUERY: &str = "user_query";
-/// The legacy argument lifted into `invocationReason.text`.
-const INVOCATION_REASON: &str = "invocation_reason";
+/// What lifting reads of a request.
+pub(crate) const READS: Reads = FIELDS | Group::Legacy.bit();
+use crate::view::Message;
+
+/// The index of `invocationReason` in the envelope table.
+const REASON: usize = 0;
 
 /// Options of [`lift_legacy_arguments`].
 ///
@@ -44,13 +49,95 @@ impl LiftOptions {
     /// assert_eq!(LiftOptions::from_value(&serde_json::Value::Null)?, LiftOptions::default());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    #[cfg(feature = "value")]
     pub fn from_value(value: &Value) -> Result<Self, Error> {
-        let options = Options::new(value, "lift options")?;
+        Self::read(&Options::new(Slot::of(value), "lift options")?)
+    }
+
+    /// Reads the options from their members.
+    pub(crate) fn read(options: &Options) -> Result<Self, Error> {
         Ok(LiftOptions {
-            keys: KeyOptions::read(&options)?,
+            keys: KeyOptions::read(options)?,
             remove: options.boolean("remove")?.unwrap_or(false),
         })
     }
+}
+
+/// The edits that lift the legacy arguments into the envelope (AI-17).
+pub(crate) fn lift(request: &Message, remove: bool) -> Result<Vec<Edit>, Error> {
+    crate::message::request(request)?;
+    let mut edits = Vec::new();
+    if !request.get(Place::Arguments).is_object() {
+        return Ok(edits);
+    }
+    let (query, reason) = (
+        request.get(Place::UserQuery),
+        request.get(Place::LegacyReason),
+    );
+    if remove {
+        for (place, slot) in [(Place::UserQuery, query), (Place::LegacyReason, reason)] {
+            if slot.is_present() {
+                edits.push(Edit::new(Target::place(place), Put::Remove));
+            }
+        }
+    }
+    let lifted = [(Place::UserQuery, query), (Place::LegacyReason, reason)]
+        .into_iter()
+        .filter(|(_, slot)| slot.text().is_some());
+    if lifted.clone().next().is_none() {
+        return Ok(edits);
+    }
+    if let Some(step) = crate::message::not_an_object(request, &crate::message::TO_META) {
+        return Err(step.into());
+    }
+    let envelope = &request.envelope;
+    match envelope.value {
+        Slot::Absent => edits.push(Edit::new(Target::place(Place::Envelope), Put::Object)),
+        Slot::Object(_) => {}
+        _ => return Ok(edits),
+    }
+    for (from, _) in lifted {
+        let index = if from == Place::UserQuery {
+            USER_INTENT
+        } else {
+            REASON
+        };
+        let (Some(field), Some(view)) = (ENVELOPE.get(index), envelope.fields.get(index)) else {
+            continue;
+        };
+        let Some((text, _)) = field.text() else {
+            continue;
+        };
+        let wins = match view.value {
+            Slot::Absent => {
+                edits.push(Edit::new(
+                    Target::field(Place::Envelope, index),
+                    Put::Object,
+                ));
+                false
+            }
+            // A text already there wins, and so does a client that said it
+            // withheld one (AI-15).
+            Slot::Object(_) => {
+                let withheld = field
+                    .flag()
+                    .and_then(|(flag, _)| view.members.get(flag))
+                    .is_some_and(|flag| matches!(flag, Slot::Bool(true)));
+                withheld || view.members.get(text).is_some_and(Slot::is_present)
+            }
+            _ => true,
+        };
+        if !wins {
+            edits.push(Edit::new(
+                Target::member(Place::Envelope, index, text),
+                Put::Copy {
+                    input: 0,
+                    target: Target::place(from),
+                },
+            ));
+        }
+    }
+    Ok(edits)
 }
 
 /// Lifts the legacy string arguments `user_query` into `userIntent.text` and
@@ -81,59 +168,9 @@ impl LiftOptions {
 ///     "_meta": {"io.modelcontextprotocol/aiInvocation": {"userIntent": {"text": "Show me 10 employees"}}}}));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+#[cfg(feature = "value")]
 pub fn lift_legacy_arguments(request: Value, options: &LiftOptions) -> Result<Value, Error> {
     options.keys.check()?;
-    let key = options.keys.invocation_key();
-    let mut request = message::into_request(request)?;
-    let Some(params) = request.get_mut("params").and_then(Value::as_object_mut) else {
-        return Ok(Value::Object(request));
-    };
-    let Some(Value::Object(arguments)) = params.get_mut("arguments") else {
-        return Ok(Value::Object(request));
-    };
-    let query = string(arguments, USER_QUERY);
-    let reason = string(arguments, INVOCATION_REASON);
-    if options.remove {
-        arguments.remove(USER_QUERY);
-        arguments.remove(INVOCATION_REASON);
-    }
-    if query.is_none() && reason.is_none() {
-        return Ok(Value::Object(request));
-    }
-    let meta = message::request_meta_mut(&mut request)?;
-    let Value::Object(envelope) = meta
-        .entry(key)
-        .or_insert_with(|| Value::Object(Object::new()))
-    else {
-        return Ok(Value::Object(request));
-    };
-    if let Some(query) = query {
-        match envelope.get_mut("userIntent") {
-            None => {
-                let intent = Object::from_iter([("text".to_owned(), Value::String(query))]);
-                envelope.insert("userIntent".to_owned(), Value::Object(intent));
-            }
-            Some(Value::Object(intent))
-                if !intent.contains_key("text")
-                    && intent.get("redacted") != Some(&Value::Bool(true)) =>
-            {
-                intent.insert("text".to_owned(), Value::String(query));
-            }
-            Some(_) => {}
-        }
-    }
-    if let Some(reason) = reason {
-        if !envelope.contains_key("invocationReason") {
-            let text = Object::from_iter([("text".to_owned(), Value::String(reason))]);
-            envelope.insert("invocationReason".to_owned(), Value::Object(text));
-        }
-    }
-    Ok(Value::Object(request))
-}
-
-fn string(arguments: &Object, key: &str) -> Option<String> {
-    arguments
-        .get(key)
-        .and_then(Value::as_str)
-        .map(str::to_owned)
+    let edits = lift(&Message::of(&request, &options.keys, READS), options.remove)?;
+    Ok(crate::edit::apply(request, edits, &options.keys, &[]))
 }

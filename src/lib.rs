@@ -1,4 +1,8 @@
-#![doc = include_str!("../README.md")]
+#![cfg_attr(feature = "value", doc = include_str!("../README.md"))]
+#![cfg_attr(
+    not(feature = "value"),
+    doc = "The rules of SEP-2817 and MCP Apps initiator provenance, built for the npm package (see README.md)."
+)]
 #![warn(missing_docs)]
 // A panic in WebAssembly is a trap that can poison the instance: outside
 // tests, every failure is a value.
@@ -16,34 +20,59 @@
     )
 )]
 
+// The layers, each using only those above it (no module uses one below):
+//
+//   diagnostics, text      the vocabulary of results; AI-13/AI-14 on one string
+//   error, json            the one error type; borrowed JSON values (`Slot`)
+//   keys, options, policy  KEY-1..3; reading options; what sanitize keeps
+//   schema, path           the one table of the message; JSON Pointers to its places
+//   view, edit             a message read through the table; what a call changes
+//   message, invocation, initiator, sanitize, echo, legacy, validate, audit
+//                          the rules, each reading views and making edits
+//   wasm                   the npm package's boundary (wasm32 only)
+//
+// With the `value` feature (on by default), each rule has its public form on
+// `serde_json::Value`: it builds a view, runs the rule, and applies the edits.
 mod audit;
 mod diagnostics;
 mod echo;
+mod edit;
 mod error;
 mod initiator;
 mod invocation;
+mod json;
 mod keys;
 mod legacy;
 mod message;
 mod options;
-mod pointer;
+mod path;
 mod policy;
 mod sanitize;
+mod schema;
 mod text;
 mod validate;
-#[cfg(target_arch = "wasm32")]
+mod view;
+#[cfg(any(test, all(feature = "npm", target_arch = "wasm32")))]
 mod wasm;
 
-pub use audit::{
-    AuditContext, AuditRecord, ClientAsserted, HostAttested, RequestId, Witnessed, audit_record,
-};
+#[cfg(feature = "value")]
+pub use audit::audit_record;
+pub use audit::{AuditContext, AuditRecord, ClientAsserted, HostAttested, RequestId, Witnessed};
 pub use diagnostics::{Action, Change, Code, Diagnostic, Report, Rule, Severity};
+#[cfg(feature = "value")]
 pub use echo::echo_turn_id;
 pub use error::Error;
-pub use initiator::{Initiator, clear_initiator, stamp_initiator};
+pub use initiator::Initiator;
+#[cfg(feature = "value")]
+pub use initiator::{clear_initiator, stamp_initiator};
+#[cfg(feature = "value")]
 pub use invocation::attach_invocation;
 pub use keys::{AI_INVOCATION_KEY, KeyOptions, UI_KEY, is_reserved_meta_key, is_valid_meta_key};
-pub use legacy::{LiftOptions, lift_legacy_arguments};
+pub use legacy::LiftOptions;
+#[cfg(feature = "value")]
+pub use legacy::lift_legacy_arguments;
 pub use policy::{FieldPolicy, IntentPolicy, Policy};
+#[cfg(feature = "value")]
 pub use sanitize::{Sanitized, sanitize};
+#[cfg(feature = "value")]
 pub use validate::{ValidateOptions, validate};

@@ -1,15 +1,43 @@
-//! Where things live in a JSON-RPC message, and how to reach them.
-
-use serde_json::{Map, Value};
+//! What a call needs a message to be before it can run.
 
 use crate::diagnostics::{Code, Diagnostic, Rule};
-use crate::error::{Error, type_name};
+use crate::error::Error;
+use crate::json::Kind;
+use crate::schema::Place;
+use crate::view::Message;
 
-/// A JSON object, as serde_json holds it.
-pub(crate) type Object = Map<String, Value>;
+/// `not-a-request` unless the message is an object with a string `method`.
+pub(crate) fn request(view: &Message) -> Result<(), Error> {
+    if view.is_request() {
+        return Ok(());
+    }
+    let root = view.get(Place::Root);
+    Err(Error::new(
+        Code::NotARequest,
+        format!(
+            "expected a JSON-RPC request: an object with a string `method`, not {}",
+            match root.kind() {
+                Some(Kind::Object) => "an object without one",
+                _ => root.article(),
+            }
+        ),
+    ))
+}
 
-/// The pointer of a request's `_meta`.
-pub(crate) const PARAMS_META: &str = "/params/_meta";
+/// The first of `places` that stands but is not an object, as `validate`
+/// reports it (MSG-1) and as the other calls fail on it (`invalid-type`).
+pub(crate) fn not_an_object(
+    view: &Message,
+    places: &[(Place, &'static str)],
+) -> Option<NotAnObject> {
+    places.iter().find_map(|(place, path)| {
+        let slot = view.get(*place);
+        (slot.is_present() && !slot.is_object()).then(|| NotAnObject {
+            path,
+            found: slot.article(),
+        })
+    })
+}
 
 /// A step on the way to a `_meta` that is there but is not an object.
 pub(crate) struct NotAnObject {
@@ -24,7 +52,12 @@ impl NotAnObject {
 
     /// As `validate` reports it (MSG-1).
     pub(crate) fn diagnostic(&self) -> Diagnostic {
-        Diagnostic::error(Code::InvalidType, Rule::Msg1, self.path, self.message())
+        Diagnostic::error(
+            Code::InvalidType,
+            Rule::Msg1,
+            self.path.to_owned(),
+            self.message(),
+        )
     }
 }
 
@@ -34,91 +67,23 @@ impl From<NotAnObject> for Error {
     }
 }
 
-/// The object under `key`, if there is one.
-pub(crate) fn object_at<'a>(
-    map: &'a Object,
-    key: &str,
-    path: &'static str,
-) -> Result<Option<&'a Object>, NotAnObject> {
-    match map.get(key) {
-        None => Ok(None),
-        Some(Value::Object(object)) => Ok(Some(object)),
-        Some(other) => Err(NotAnObject {
-            path,
-            found: type_name(other),
-        }),
-    }
-}
+/// The steps to a request's `_meta`, each absent or an object when `_meta`
+/// is to be written or read.
+pub(crate) const TO_META: [(Place, &str); 2] =
+    [(Place::Params, "/params"), (Place::Meta, "/params/_meta")];
 
-/// The object under `key` for writing, created when absent.
-pub(crate) fn object_entry<'a>(
-    map: &'a mut Object,
-    key: &str,
-    path: &'static str,
-) -> Result<&'a mut Object, NotAnObject> {
-    match map.entry(key).or_insert_with(|| Value::Object(Map::new())) {
-        Value::Object(object) => Ok(object),
-        other => Err(NotAnObject {
-            path,
-            found: type_name(other),
-        }),
-    }
-}
+/// The steps to a response's `result._meta`.
+pub(crate) const TO_RESULT_META: [(Place, &str); 2] = [
+    (Place::Result, "/result"),
+    (Place::ResultMeta, "/result/_meta"),
+];
 
-/// `params._meta` of a request, when present.
-pub(crate) fn request_meta(request: &Object) -> Result<Option<&Object>, NotAnObject> {
-    match object_at(request, "params", "/params")? {
-        Some(params) => object_at(params, "_meta", PARAMS_META),
-        None => Ok(None),
-    }
-}
-
-/// `params._meta` of a request for writing, with `params` and `_meta`
-/// created when absent.
-pub(crate) fn request_meta_mut(request: &mut Object) -> Result<&mut Object, Error> {
-    let params = object_entry(request, "params", "/params")?;
-    Ok(object_entry(params, "_meta", PARAMS_META)?)
-}
-
-/// `params._meta` of a request for changing what is there, if it is an object.
-pub(crate) fn existing_meta_mut(request: &mut Object) -> Option<&mut Object> {
-    request
-        .get_mut("params")
-        .and_then(Value::as_object_mut)
-        .and_then(|params| params.get_mut("_meta"))
-        .and_then(Value::as_object_mut)
-}
-
-/// Whether an object is a request or notification: it has a string `method`.
-pub(crate) fn is_request(map: &Object) -> bool {
-    map.get("method").is_some_and(Value::is_string)
-}
-
-fn not_a_request(value: &Value) -> Error {
-    Error::new(
-        Code::NotARequest,
-        format!(
-            "expected a JSON-RPC request: an object with a string `method`, not {}",
-            match value {
-                Value::Object(_) => "an object without one",
-                other => type_name(other),
-            }
-        ),
-    )
-}
-
-/// The request as an object, or `not-a-request`.
-pub(crate) fn as_request(value: &Value) -> Result<&Object, Error> {
-    match value {
-        Value::Object(map) if is_request(map) => Ok(map),
-        other => Err(not_a_request(other)),
-    }
-}
-
-/// The request taken apart as an object, or `not-a-request`.
-pub(crate) fn into_request(value: Value) -> Result<Object, Error> {
-    match value {
-        Value::Object(map) if is_request(&map) => Ok(map),
-        other => Err(not_a_request(&other)),
+/// A request whose `_meta` can be written: `params` and `_meta` are each
+/// absent or an object.
+pub(crate) fn writable_meta(view: &Message) -> Result<(), Error> {
+    request(view)?;
+    match not_an_object(view, &TO_META) {
+        Some(step) => Err(step.into()),
+        None => Ok(()),
     }
 }

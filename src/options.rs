@@ -1,66 +1,76 @@
-//! Reading a call's options from JSON with their JS names: the one parser
-//! behind `Policy::from_value` and its kin, for the JS package and for Rust
+//! Reading a call's options with their JS names: the one parser behind
+//! `Policy::from_value` and its kin, for the JS package and for Rust
 //! callers whose options arrive as JSON. `null` or an absent member means
 //! the default; unknown members are ignored.
 
-use serde_json::{Map, Value};
-
 use crate::diagnostics::Code;
-use crate::error::{Error, type_name};
+use crate::error::Error;
+use crate::json::{Slot, Tree};
 
 /// The members of one options object, named `what` in messages.
 pub(crate) struct Options<'a> {
     what: &'static str,
-    members: Option<&'a Map<String, Value>>,
+    members: Tree<'a>,
 }
 
 impl<'a> Options<'a> {
-    pub(crate) fn new(value: &'a Value, what: &'static str) -> Result<Self, Error> {
+    pub(crate) fn new(value: Slot<'a>, what: &'static str) -> Result<Self, Error> {
         match value {
-            Value::Null => Ok(Options {
+            Slot::Absent | Slot::Null => Ok(Options {
                 what,
-                members: None,
+                members: Tree::Opaque,
             }),
-            Value::Object(members) => Ok(Options {
-                what,
-                members: Some(members),
-            }),
+            Slot::Object(members) => Ok(Options { what, members }),
             other => Err(Error::new(
                 Code::InvalidOption,
-                format!("{what} must be an object, not {}", type_name(other)),
+                format!(
+                    "{what} must be an object, not {}",
+                    other.kind().map_or("undefined", |kind| kind.article())
+                ),
             )),
         }
     }
 
-    /// The member `name`, unless absent or null.
-    pub(crate) fn get(&self, name: &str) -> Option<&'a Value> {
-        self.members?.get(name).filter(|value| !value.is_null())
+    /// Whether no options were given (`undefined` or `null`).
+    pub(crate) fn is_empty(&self) -> bool {
+        matches!(self.members, Tree::Opaque)
     }
 
-    fn wrong(&self, name: &str, expected: &str, found: &Value) -> Error {
+    /// The member `name`, absent when missing or null.
+    pub(crate) fn get(&self, name: &str) -> Slot<'a> {
+        if self.is_empty() {
+            return Slot::Absent;
+        }
+        match self.members.get(name) {
+            Slot::Null => Slot::Absent,
+            found => found,
+        }
+    }
+
+    fn wrong(&self, name: &str, expected: &str, found: Slot<'_>) -> Error {
         Error::new(
             Code::InvalidOption,
             format!(
                 "{} `{name}` must be {expected}, not {}",
                 self.what,
-                type_name(found)
+                found.kind().map_or("undefined", |kind| kind.article())
             ),
         )
     }
 
     pub(crate) fn string(&self, name: &str) -> Result<Option<String>, Error> {
         match self.get(name) {
-            None => Ok(None),
-            Some(Value::String(text)) => Ok(Some(text.clone())),
-            Some(other) => Err(self.wrong(name, "a string", other)),
+            Slot::Absent => Ok(None),
+            Slot::String(text) => Ok(Some(text.text.to_owned())),
+            other => Err(self.wrong(name, "a string", other)),
         }
     }
 
     pub(crate) fn boolean(&self, name: &str) -> Result<Option<bool>, Error> {
         match self.get(name) {
-            None => Ok(None),
-            Some(Value::Bool(flag)) => Ok(Some(*flag)),
-            Some(other) => Err(self.wrong(name, "a boolean", other)),
+            Slot::Absent => Ok(None),
+            Slot::Bool(flag) => Ok(Some(flag)),
+            other => Err(self.wrong(name, "a boolean", other)),
         }
     }
 
@@ -70,11 +80,12 @@ impl<'a> Options<'a> {
         name: &str,
         choices: &[(&str, T)],
     ) -> Result<Option<T>, Error> {
-        let Some(value) = self.get(name) else {
+        let value = self.get(name);
+        if !value.is_present() {
             return Ok(None);
-        };
+        }
         let found = value
-            .as_str()
+            .str()
             .and_then(|text| choices.iter().find(|(choice, _)| *choice == text));
         match found {
             Some((_, choice)) => Ok(Some(*choice)),
@@ -96,22 +107,16 @@ impl<'a> Options<'a> {
     /// holds, so 1.5, -1 and 1e12 draw the same `invalid-limit` as 8.
     pub(crate) fn limit(&self, name: &str) -> Result<Option<u32>, Error> {
         match self.get(name) {
-            None => Ok(None),
-            Some(Value::Number(number)) => Ok(Some(
+            Slot::Absent => Ok(None),
+            Slot::Number(number) => Ok(Some(
                 number
-                    .as_u64()
-                    .and_then(|whole| u32::try_from(whole).ok())
-                    .or_else(|| {
-                        number
-                            .as_f64()
-                            .filter(|float| {
-                                float.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(float)
-                            })
-                            .map(|float| float as u32)
+                    .value()
+                    .filter(|float| {
+                        float.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(float)
                     })
-                    .unwrap_or(0),
+                    .map_or(0, |float| float as u32),
             )),
-            Some(other) => Err(self.wrong(name, "a number", other)),
+            other => Err(self.wrong(name, "a number", other)),
         }
     }
 }

@@ -1,7 +1,5 @@
 //! What `sanitize` keeps, and how much of it.
 
-use serde_json::Value;
-
 use crate::diagnostics::Code;
 use crate::error::Error;
 use crate::keys::KeyOptions;
@@ -124,8 +122,16 @@ impl Policy {
     /// let err = Policy::from_value(&json!({"maxTurnIdBytes": 8})).unwrap_err();
     /// assert_eq!(err.code(), Code::InvalidLimit);
     /// ```
-    pub fn from_value(value: &Value) -> Result<Self, Error> {
-        let options = Options::new(value, "policy")?;
+    #[cfg(feature = "value")]
+    pub fn from_value(value: &serde_json::Value) -> Result<Self, Error> {
+        Self::read(&Options::new(crate::json::Slot::of(value), "policy")?)
+    }
+
+    /// Reads and checks a policy from its options.
+    pub(crate) fn read(options: &Options) -> Result<Self, Error> {
+        if options.is_empty() {
+            return Ok(Policy::default());
+        }
         let keep_drop = [("keep", FieldPolicy::Keep), ("drop", FieldPolicy::Drop)];
         let intent = [
             ("keep", IntentPolicy::Keep),
@@ -134,7 +140,7 @@ impl Policy {
         ];
         let default = Policy::default();
         let policy = Policy {
-            keys: KeyOptions::read(&options)?,
+            keys: KeyOptions::read(options)?,
             max_reason_bytes: options
                 .limit("maxReasonBytes")?
                 .unwrap_or(default.max_reason_bytes),
@@ -165,29 +171,6 @@ impl Policy {
         };
         policy.check()?;
         Ok(policy)
-    }
-
-    /// The most UTF-8 bytes any output under this policy keeps of one string:
-    /// the largest field limit, or the fixed limits of names in pointers and
-    /// audit records. A string's first `longest_kept_text() + 1` characters
-    /// decide everything about it (see `text::clean`), so the JS package reads
-    /// no more than that of a hostile string.
-    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
-    pub(crate) fn longest_kept_text(&self) -> usize {
-        [
-            self.max_reason_bytes,
-            self.max_intent_bytes,
-            self.max_model_bytes,
-            self.max_turn_id_bytes,
-        ]
-        .into_iter()
-        .map(|limit| limit as usize)
-        .chain([
-            crate::pointer::MAX_SEGMENT_BYTES,
-            crate::audit::MAX_RECORDED_NAME_BYTES,
-        ])
-        .max()
-        .unwrap_or(crate::audit::MAX_RECORDED_NAME_BYTES)
     }
 
     /// Checks the keys (KEY-3) and that every limit is in range: 16 to

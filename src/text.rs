@@ -39,9 +39,48 @@ fn neutral(c: char) -> char {
     }
 }
 
-/// Whether a string holds any character AI-13 neutralizes.
+/// Whether `text` is kept as it is: within `max_bytes`, and holding no
+/// character AI-13 neutralizes.
+#[inline]
+pub(crate) fn is_plain(text: &str, max_bytes: usize) -> bool {
+    text.len() <= max_bytes && !has_forbidden(text)
+}
+
+/// Whether a string holds any character AI-13 neutralizes. Printable ASCII
+/// is settled eight bytes at a time; only a string with another byte has
+/// its characters decoded.
 pub(crate) fn has_forbidden(text: &str) -> bool {
-    text.chars().any(|c| class(c) != Class::Keep)
+    !is_printable_ascii(text.as_bytes()) && text.chars().any(|c| class(c) != Class::Keep)
+}
+
+/// Whether every byte is printable ASCII (0x20..=0x7E).
+fn is_printable_ascii(bytes: &[u8]) -> bool {
+    const LOW: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // A byte under 0x20 (a borrow only ever starts at one), or over 0x7E:
+    // its high bit is set, or its low seven bits plus one set it.
+    let outside =
+        |word: u64| (word.wrapping_sub(0x20 * LOW) & !word) | word | ((word & !HIGH) + LOW);
+    let chunks = bytes.chunks_exact(8);
+    let tail = chunks.remainder();
+    let mut found = chunks
+        .map(|chunk| {
+            <[u8; 8]>::try_from(chunk).map_or(HIGH, |word| outside(u64::from_le_bytes(word)))
+        })
+        .fold(0, |found, word| found | word);
+    // The tail, as the last eight bytes when there are that many.
+    match bytes.len().checked_sub(8).and_then(|at| bytes.get(at..)) {
+        Some(last) if !tail.is_empty() => {
+            found |=
+                <[u8; 8]>::try_from(last).map_or(HIGH, |word| outside(u64::from_le_bytes(word)));
+        }
+        _ => {
+            if tail.iter().any(|b| !(0x20..0x7F).contains(b)) {
+                return false;
+            }
+        }
+    }
+    found & HIGH == 0
 }
 
 /// Replaces every AI-13 character, at any length.
@@ -57,9 +96,10 @@ pub(crate) fn neutralize(text: &str) -> Cow<'_, str> {
 const ELLIPSIS: &str = "\u{2026}";
 
 /// What a store may keep of one string, and what it took.
-pub(crate) struct Clean {
-    /// The text: neutralized, at most `max_bytes` long.
-    pub text: String,
+pub(crate) struct Clean<'a> {
+    /// The text: neutralized, at most `max_bytes` long; borrowed when
+    /// nothing changed.
+    pub text: Cow<'a, str>,
     /// A character AI-13 replaces stands in the part that was kept.
     pub neutralized: bool,
     /// The text was cut and ends with "…".
@@ -72,7 +112,14 @@ pub(crate) struct Clean {
 /// neutralized. So the result depends on the first `max_bytes + 1`
 /// characters alone, and a caller may hand over no more of a hostile string.
 /// `max_bytes` is at least 16.
-pub(crate) fn clean(text: &str, max_bytes: usize) -> Clean {
+pub(crate) fn clean(text: &str, max_bytes: usize) -> Clean<'_> {
+    if is_plain(text, max_bytes) {
+        return Clean {
+            text: Cow::Borrowed(text),
+            neutralized: false,
+            truncated: false,
+        };
+    }
     let mut total = 0;
     let fits = text.chars().all(|c| {
         total += neutral(c).len_utf8();
@@ -97,7 +144,7 @@ pub(crate) fn clean(text: &str, max_bytes: usize) -> Clean {
         kept.push_str(ELLIPSIS);
     }
     Clean {
-        text: kept,
+        text: Cow::Owned(kept),
         neutralized,
         truncated: !fits,
     }
@@ -115,12 +162,29 @@ mod tests {
             "a        b\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}c"
         );
         assert!(matches!(neutralize("plain é 𝄞"), Cow::Borrowed(_)));
+        assert!(!has_forbidden("plain é 𝄞 \u{FFFD}"));
+        assert!(has_forbidden("é\u{202E}"));
+        for byte in 0..=255u8 {
+            for len in [3, 8, 18] {
+                for at in 0..len {
+                    let mut bytes = b" ~abcdefghijklmn~ "[..len].to_vec();
+                    bytes[at] = byte;
+                    let printable = (0x20..0x7F).contains(&byte);
+                    assert_eq!(
+                        is_printable_ascii(&bytes),
+                        printable,
+                        "byte {byte:#x} at {at} of {len}"
+                    );
+                }
+            }
+        }
+        assert!(matches!(clean("plain é", 16).text, Cow::Borrowed(_)));
     }
 
     #[test]
     fn truncation_keeps_code_points_whole() {
         // "é" is 2 bytes, "😀" 4: a 16-byte limit leaves 13 bytes before "…".
-        let cut = |text: &str| clean(text, 16).text;
+        let cut = |text: &str| clean(text, 16).text.into_owned();
         assert_eq!(cut("ééééééééé"), "éééééé…");
         assert_eq!(cut("😀😀😀😀😀"), "😀😀😀…");
         assert_eq!(cut("exactly sixteen!"), "exactly sixteen!");
@@ -131,12 +195,12 @@ mod tests {
     fn only_what_is_kept_counts_as_neutralized() {
         let tail = clean("0123456789abcdef\r\n", 16);
         assert_eq!(
-            (tail.text.as_str(), tail.neutralized, tail.truncated),
+            (&*tail.text, tail.neutralized, tail.truncated),
             ("0123456789abc…", false, true)
         );
         let head = clean("\r\n23456789abcdefg", 16);
         assert_eq!(
-            (head.text.as_str(), head.neutralized, head.truncated),
+            (&*head.text, head.neutralized, head.truncated),
             ("  23456789abc…", true, true)
         );
         // Neutralizing can make a text too long: six NULs are 18 bytes as U+FFFD.

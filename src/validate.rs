@@ -1,17 +1,25 @@
 //! Checking any value against every rule, without throwing (MSG-1).
 
+#[cfg(feature = "value")]
 use serde_json::Value;
 
 use crate::diagnostics::{Action, Code, Diagnostic, Report, Rule};
 use crate::echo;
 use crate::error::Error;
 use crate::initiator;
-use crate::invocation::{self, field_names};
+use crate::invocation;
+use crate::json::Kind;
 use crate::keys::KeyOptions;
-use crate::message::{self, Object, PARAMS_META};
-use crate::pointer::join;
+use crate::message::{self, TO_META};
+use crate::path::Path;
 use crate::policy::Policy;
-use crate::sanitize::sanitize_envelope;
+use crate::sanitize::Cleaned;
+use crate::schema::{ENVELOPE, FIELDS, Group, Place, Reads};
+
+/// What `validate` reads of a message (and of the request it answers).
+pub(crate) const READS: Reads =
+    FIELDS | Group::Response.bit() | Group::Ui.bit() | Group::Bare.bit();
+use crate::view::{Envelope, Message};
 
 /// Options of [`validate`].
 ///
@@ -25,6 +33,7 @@ use crate::sanitize::sanitize_envelope;
 /// let options = ValidateOptions { keys: KeyOptions::default(), request: Some(&request) };
 /// assert!(options.request.is_some());
 /// ```
+#[cfg(feature = "value")]
 #[derive(Clone, Debug, Default)]
 pub struct ValidateOptions<'a> {
     /// Which `_meta` keys hold the entries (KEY-3).
@@ -57,77 +66,90 @@ pub struct ValidateOptions<'a> {
 /// let report = validate(&json!("hello"), &ValidateOptions::default());
 /// assert_eq!(report.diagnostics[0].rule.as_str(), "MSG-1");
 /// ```
+#[cfg(feature = "value")]
 pub fn validate(message: &Value, options: &ValidateOptions) -> Report {
     let keys = &options.keys;
+    let request = options
+        .request
+        .map(|request| Message::of(request, keys, READS));
+    check(&Message::of(message, keys, READS), request.as_ref(), keys)
+}
+
+/// `validate` on views: the message, and for a response the request it answers.
+pub(crate) fn check(message: &Message, request: Option<&Message>, keys: &KeyOptions) -> Report {
     let mut out: Vec<Diagnostic> = keys.errors().into_iter().map(option_diagnostic).collect();
-    match message {
-        Value::Object(map) if message::is_request(map) => request(map, keys, &mut out),
-        Value::Object(map) if map.contains_key("method") => out.push(Diagnostic::error(
+    let root = message.get(Place::Root);
+    if message.is_request() {
+        check_request(message, keys, &mut out);
+    } else if root.is_object() && message.get(Place::Method).is_present() {
+        out.push(Diagnostic::error(
             Code::InvalidType,
             Rule::Msg1,
-            "/method",
+            "/method".to_owned(),
             "`method` must be a string",
-        )),
-        Value::Object(map) if map.contains_key("result") || map.contains_key("error") => {
-            echo::check(map, options.request, keys.invocation_key(), &mut out);
-        }
-        _ => out.push(Diagnostic::error(
+        ));
+    } else if root.is_object()
+        && (message.get(Place::Result).is_present() || message.get(Place::Error).is_present())
+    {
+        echo::check(message, request, keys, &mut out);
+    } else {
+        out.push(Diagnostic::error(
             Code::NotAMessage,
             Rule::Msg1,
-            "",
+            String::new(),
             format!(
                 "expected a JSON-RPC message: an object with a string `method`, or with `result` or `error`; found {}",
-                describe(message)
+                match root.kind() {
+                    Some(Kind::Object) => "an object with neither",
+                    _ => root.article(),
+                }
             ),
-        )),
+        ));
     }
     Report::from(out)
 }
 
 /// A bad key option as `validate` reports it: an error at path `""` (KEY-3).
 pub(crate) fn option_diagnostic(error: Error) -> Diagnostic {
-    Diagnostic::error(error.code(), Rule::Key3, "", error.to_string())
+    Diagnostic::error(error.code(), Rule::Key3, String::new(), error.to_string())
 }
 
-fn describe(value: &Value) -> &'static str {
-    match value {
-        Value::Object(_) => "an object with neither",
-        other => crate::error::type_name(other),
+fn check_request(request: &Message, keys: &KeyOptions, out: &mut Vec<Diagnostic>) {
+    if let Some(step) = message::not_an_object(request, &TO_META) {
+        return out.push(step.diagnostic());
     }
-}
-
-fn request(request: &Object, keys: &KeyOptions, out: &mut Vec<Diagnostic>) {
-    let meta = match message::request_meta(request) {
-        Ok(Some(meta)) => meta,
-        Ok(None) => return,
-        Err(step) => return out.push(step.diagnostic()),
-    };
-    let key = keys.invocation_key();
-    if let Some(envelope) = meta.get(key) {
-        let path = join(PARAMS_META, key);
+    if !request.get(Place::Meta).is_object() {
+        return;
+    }
+    let envelope = &request.envelope;
+    if envelope.value.is_present() {
+        let path = Path::place(Place::Envelope, keys);
         invocation::check(envelope, &path, out);
         would_change(envelope, &path, out);
     }
-    for name in field_names().filter(|name| *name != key && meta.contains_key(*name)) {
-        out.push(Diagnostic::warning(
-            Code::BareKey,
-            Rule::Ai9,
-            &join(PARAMS_META, name),
-            format!("a bare `_meta.{name}` is not SEP-2817's convention; put `{name}` inside `_meta[\"{key}\"]`"),
-        ));
+    for (field, place) in ENVELOPE.iter().zip(Place::BARE) {
+        let configured = [keys.invocation_key(), keys.ui_key()];
+        if request.get(place).is_present() && !configured.contains(&field.name) {
+            let key = keys.invocation_key();
+            let name = field.name;
+            out.push(Diagnostic::warning(
+                Code::BareKey,
+                Rule::Ai9,
+                Path::place(place, keys).render(),
+                format!("a bare `_meta.{name}` is not SEP-2817's convention; put `{name}` inside `_meta[\"{key}\"]`"),
+            ));
+        }
     }
-    if let Some(entry) = meta.get(keys.ui_key()) {
-        initiator::check(entry, keys.ui_key(), out);
-    }
+    initiator::check(request, keys, out);
 }
 
 /// Warns where `sanitize` under the default policy would neutralize (AI-13)
 /// or cut (AI-14) text: the same code decides both, so the warnings and the
 /// changes cannot drift. Under the default limits, fields cut to size always
 /// fit the 8192-byte envelope limit, so AI-14 warnings name fields.
-fn would_change(envelope: &Value, path: &str, out: &mut Vec<Diagnostic>) {
-    let (_, changes) = sanitize_envelope(envelope, &Policy::default(), path);
-    for change in changes {
+fn would_change(envelope: &Envelope, path: &Path<'_>, out: &mut Vec<Diagnostic>) {
+    let policy = Policy::default();
+    for change in Cleaned::new(envelope, &policy, path).changes {
         let (code, rule, message) = match change.action {
             Action::Neutralized => (
                 Code::ControlCharacter,
@@ -141,6 +163,6 @@ fn would_change(envelope: &Value, path: &str, out: &mut Vec<Diagnostic>) {
             ),
             Action::Redacted | Action::Dropped => continue,
         };
-        out.push(Diagnostic::warning(code, rule, &change.path, message));
+        out.push(Diagnostic::warning(code, rule, change.path, message));
     }
 }

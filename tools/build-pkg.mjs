@@ -1,14 +1,15 @@
-// Assembles the npm package in pkg/dist from the wasm cargo built:
-//   pkg/dist/mcp_provenance.js        wasm-bindgen's `web` glue (ESM): browsers,
-//                                     bundlers and, through pkg/node.mjs, Node ESM
-//   pkg/dist/mcp_provenance_bg.wasm   the one .wasm, shrunk by wasm-opt
-//   pkg/dist/cjs/mcp_provenance.js    wasm-bindgen's `nodejs` glue (CommonJS) for
-//                                     pkg/node.cjs, loading that same .wasm
+// Assembles the npm package's generated files in pkg/dist from the .wasm
+// cargo built:
+//   pkg/dist/mcp_provenance.wasm  the module, shrunk by wasm-opt
+//   pkg/dist/table.mjs            the core's table and vocabulary, as the
+//                                 module describes them, and the reader
+//                                 generated from the table: plain property
+//                                 reads of exactly the places the core names
+//   pkg/dist/api.cjs              pkg/lib bundled as CommonJS, for node.cjs
 // Usage: node tools/build-pkg.mjs <path to mcp_provenance.wasm>
 
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
@@ -16,54 +17,91 @@ import { gzipSync } from "node:zlib";
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const input = process.argv[2];
 const dist = join(root, "pkg", "dist");
-const cjs = join(dist, "cjs");
-const run = (command, args) => execFileSync(command, args, { stdio: "inherit" });
+const wasm = join(dist, "mcp_provenance.wasm");
+const bin = (name) => join(root, "node_modules", ".bin", name);
 
 rmSync(dist, { recursive: true, force: true });
-run("wasm-bindgen", [input, "--target", "web", "--no-typescript", "--out-dir", dist]);
+mkdirSync(dist, { recursive: true });
+execFileSync(bin("wasm-opt"), ["-Os", "--strip-debug", input, "-o", wasm], { stdio: "inherit" });
 
-// The web glue and its helpers are ES modules; say so, as the CommonJS
-// folder says it is CommonJS, whatever the package around them declares.
-writeFileSync(join(dist, "package.json"), '{ "type": "module" }\n');
+const table = describe(readFileSync(wasm));
+writeFileSync(join(dist, "table.mjs"), generate(table));
+execFileSync(bin("esbuild"), [join(root, "pkg", "lib", "commonjs.mjs"), "--bundle", "--format=cjs", "--platform=neutral", "--log-level=warning", `--outfile=${join(dist, "api.cjs")}`], { stdio: "inherit" });
 
-const node = mkdtempSync(join(tmpdir(), "mcp-provenance-nodejs-"));
-run("wasm-bindgen", [input, "--target", "nodejs", "--no-typescript", "--out-dir", node]);
-if (!readFileSync(join(node, "mcp_provenance_bg.wasm")).equals(readFileSync(join(dist, "mcp_provenance_bg.wasm")))) {
-  throw new Error("the web and nodejs outputs of wasm-bindgen no longer share one .wasm");
-}
-mkdirSync(cjs, { recursive: true });
-writeFileSync(join(cjs, "package.json"), '{ "type": "commonjs" }\n');
-writeFileSync(join(cjs, "mcp_provenance.js"), replaceOnce(
-  readFileSync(join(node, "mcp_provenance.js"), "utf8"),
-  "const wasmPath = `${__dirname}/mcp_provenance_bg.wasm`;",
-  "const wasmPath = `${__dirname}/../mcp_provenance_bg.wasm`;",
-));
-// The glue require()s the inline JS helpers, which wasm-bindgen writes as
-// ES modules; give the CommonJS glue a CommonJS copy of each.
-for (const file of walk(join(node, "snippets"))) {
-  const source = readFileSync(file, "utf8");
-  const names = [...source.matchAll(/^export function (\w+)/gm)].map((match) => match[1]);
-  const target = join(cjs, "snippets", file.slice(join(node, "snippets").length));
-  mkdirSync(dirname(target), { recursive: true });
-  writeFileSync(target, `${source.replace(/^export function /gm, "function ")}\nmodule.exports = { ${names.join(", ")} };\n`);
-}
-rmSync(node, { recursive: true, force: true });
-
-const wasm = join(dist, "mcp_provenance_bg.wasm");
-const raw = statSync(wasm).size;
-run(join(root, "node_modules", ".bin", "wasm-opt"), ["-Os", "--strip-debug", wasm, "-o", wasm]);
 const bytes = readFileSync(wasm);
-console.log(`pkg/dist/mcp_provenance_bg.wasm: ${bytes.length} bytes (${raw} before wasm-opt), ${gzipSync(bytes, { level: 9 }).length} gzipped`);
+console.log(`pkg/dist/mcp_provenance.wasm: ${bytes.length} bytes (${statSync(input).size} before wasm-opt), ${gzipSync(bytes, { level: 9 }).length} gzipped`);
 
-function replaceOnce(text, from, to) {
-  if (text.split(from).length !== 2) throw new Error(`expected exactly one ${JSON.stringify(from)} in the generated glue`);
-  return text.replace(from, to);
+/** The module's description of its table: the answer to op 0, a tape of a zeroed header record. */
+function describe(bytes) {
+  const { exports } = new WebAssembly.Instance(new WebAssembly.Module(bytes));
+  const records = exports.room(0, 16);
+  new Uint8Array(exports.memory.buffer).fill(0, records, records + 16);
+  const length = exports.run(16, 0, 0);
+  const memory = exports.memory.buffer;
+  const at = new Uint32Array(memory)[exports.answer_at() >>> 2];
+  return JSON.parse(new TextDecoder().decode(new Uint8Array(memory, at, length)));
 }
 
-function* walk(dir) {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) yield* walk(path);
-    else yield path;
-  }
+/** dist/table.mjs: the table, and a reader of exactly its places. */
+function generate(table) {
+  let n = 0;
+  const access = (object, key) => {
+    if (typeof key !== "string") return `w.own(${object}, ${key.configured === "invocation" ? "inv" : "ui"})`;
+    return /^[A-Za-z_$][\w$]*$/.test(key) ? `${object}.${key}` : `${object}[${JSON.stringify(key)}]`;
+  };
+  /** The lines that read `node`, whose value is `value`. */
+  const place = (node, value, indent) => {
+    if (node.read === "scalar") return [`${indent}w.value(${value}); // ${node.name}`];
+    if (node.read === "envelope") {
+      return [`${indent}readEnvelope(w, ${value}, ${node.name === "Echo" ? "FIELDS" : "flags"}); // ${node.name}`];
+    }
+    const lines = [`${indent}if (w.object(${value})) { // ${node.name}`];
+    for (const child of node.children) {
+      const name = `v${++n}`;
+      let inner = `${indent}  `;
+      if (child.group !== 0) {
+        lines.push(`${inner}if (flags & ${child.group}) {`);
+        inner += "  ";
+      }
+      lines.push(`${inner}const ${name} = ${access(value, child.key)};`, ...place(child, name, inner));
+      if (child.group !== 0) lines.push(`${indent}  }`);
+    }
+    lines.push(`${indent}}`);
+    return lines;
+  };
+  const fields = table.envelope.flatMap((field, index) => {
+    const value = `f${index}`;
+    if (field.members.length === 0) return [`  w.value(${access("v", field.name)});`];
+    return [
+      `  const ${value} = ${access("v", field.name)};`,
+      `  if (w.object(${value})) {`,
+      ...field.members.map((member) => `    w.value(${access(value, member)});`),
+      `    w.others(${value}, MEMBERS[${index}], flags);`,
+      "  }",
+    ];
+  });
+  return `// Generated by tools/build-pkg.mjs from the module's description of its
+// table (src/schema.rs) and vocabulary; do not edit. The reader reads the
+// places of the table, in its order, with plain property reads, and writes
+// them with a Writer (pkg/lib/writer.mjs).
+
+export const table = ${JSON.stringify(table, null, 2)};
+
+const { FIELDS } = table.flags;
+const FIELD_NAMES = ${JSON.stringify(table.envelope.map((field) => field.name))};
+const MEMBERS = ${JSON.stringify(table.envelope.map((field) => field.members))};
+
+/** Reads a message: \`inv\` and \`ui\` are the keys in force, \`flags\` how much to read. */
+export function readMessage(w, v0, flags, inv, ui) {
+${place(table.message, "v0", "  ").join("\n")}
+}
+
+/** Reads an envelope: its type, or with FIELDS its fields and other members. */
+export function readEnvelope(w, v, flags) {
+  if ((flags & FIELDS) === 0) return w.value(v);
+  if (!w.object(v)) return;
+${fields.join("\n")}
+  w.others(v, FIELD_NAMES, flags);
+}
+`;
 }

@@ -1,274 +1,364 @@
-//! The JS API of the npm package. Each function reads what the core needs of
-//! its arguments (see [`message`]), calls the core, and writes the core's
-//! answer back into a copy of the input. Nothing here decides a rule.
+//! The npm package's boundary: one call in, one answer out. JS writes what
+//! it read of the call's arguments into the tape ([`tape`]), calls [`run`],
+//! and reads the answer ([`answer`]). Nothing here decides a rule: the
+//! core's view functions do, on views read from the tape.
 
-mod js;
-mod message;
-mod read;
+mod answer;
+mod describe;
+mod tape;
 
-use serde_json::Value;
-use wasm_bindgen::prelude::*;
+use std::cell::{Cell, RefCell};
 
-use self::message::{Envelope, Plan, Skeleton, to_js, write_back};
-use self::read::Reader;
-use crate::diagnostics::{Diagnostic, Report};
-use crate::error::{Error, Unreadable};
-use crate::initiator::Initiator;
+use self::answer::Answer;
+use self::tape::{Failure, Tape, WHOLE};
+use crate::audit::{self, AuditContext};
+use crate::diagnostics::Report;
+use crate::error::Error;
+use crate::initiator::{self, Initiator};
+use crate::json::Slot;
 use crate::keys::{self, KeyOptions};
-use crate::legacy::LiftOptions;
+use crate::legacy::{self, LiftOptions};
+use crate::options::Options;
 use crate::policy::{FieldPolicy, Policy};
-use crate::validate::option_diagnostic;
-use crate::{AuditContext, ValidateOptions};
+use crate::schema::Place;
+use crate::view::{Envelope, Message};
+use crate::{echo, invocation, sanitize, validate};
 
-type JsResult = Result<JsValue, JsValue>;
-
-/// A core error as the JS `Error` it stands for, with its `code`.
-fn thrown(error: Error) -> JsValue {
-    js::fail(
-        error.js_class() == "RangeError",
-        error.code().as_str(),
-        &error.to_string(),
-    )
+/// What a tape asks for, by its first byte.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Op {
+    Describe,
+    Validate,
+    Sanitize,
+    StampInitiator,
+    ClearInitiator,
+    AttachInvocation,
+    EchoTurnId,
+    AuditRecord,
+    LiftLegacyArguments,
+    IsValidMetaKey,
+    IsReservedMetaKey,
 }
 
-fn unreadable(place: Unreadable) -> JsValue {
-    thrown(place.into())
+impl Op {
+    /// Every op, by its code.
+    const ALL: [Op; 11] = [
+        Op::Describe,
+        Op::Validate,
+        Op::Sanitize,
+        Op::StampInitiator,
+        Op::ClearInitiator,
+        Op::AttachInvocation,
+        Op::EchoTurnId,
+        Op::AuditRecord,
+        Op::LiftLegacyArguments,
+        Op::IsValidMetaKey,
+        Op::IsReservedMetaKey,
+    ];
 }
 
-/// An options argument read whole (`undefined` is no options), then parsed by the core.
-fn options<T>(value: &JsValue, parse: fn(&Value) -> Result<T, Error>) -> Result<T, JsValue> {
-    let read = Reader::new(None).whole(value, "").map_err(unreadable)?;
-    parse(&read.unwrap_or(Value::Null)).map_err(thrown)
+/// The answer was an error: the answer says which.
+const ERROR: i32 = -1;
+/// Read the arguments again, as the answer says.
+const RETRY: i32 = -2;
+/// The tape breaks its form: a fault of the JS side, never of the input.
+const MALFORMED: i32 = -3;
+
+/// The areas of a tape, by the number JS asks for room in.
+const RECORDS: usize = 0;
+const STRINGS: usize = 1;
+const VALUES: usize = 2;
+
+thread_local! {
+    static RECORDS_AREA: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    static STRINGS_AREA: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    static VALUES_AREA: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    static ANSWER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    static ANSWER_AT: Cell<usize> = const { Cell::new(0) };
 }
 
-/// How many UTF-16 code units of a string to read under `policy`: twice
-/// (for surrogate pairs) one more character than any output keeps, so a
-/// longer string reads exactly as it would whole (see `text::clean`).
-fn cut(policy: &Policy) -> Option<usize> {
-    Some(2 * (policy.longest_kept_text() + 1))
-}
-
-fn read(
-    message: &JsValue,
-    keys: &KeyOptions,
-    envelope: Envelope,
-    legacy: bool,
-) -> Result<Skeleton, JsValue> {
-    let plan = Plan {
-        keys,
-        envelope,
-        cut: cut(&Policy::default()),
-        legacy,
+/// Makes room for `len` bytes in an area of the tape (0 records, 1
+/// strings, 2 values) and says where it is. What the area held is kept; the
+/// room stays where it is until more is asked for.
+#[unsafe(no_mangle)]
+pub extern "C" fn room(area: usize, len: usize) -> *mut u8 {
+    let grow = |bytes: &mut Vec<u8>| {
+        if bytes.len() < len {
+            bytes.resize(len.next_power_of_two(), 0);
+        }
+        bytes.as_mut_ptr()
     };
-    message::read(message, &plan).map_err(unreadable)
-}
-
-/// The key options of a call's last argument.
-fn key_options(value: &JsValue) -> Result<KeyOptions, JsValue> {
-    options(value, KeyOptions::from_value)
-}
-
-/// `AI_INVOCATION_KEY`, read once by the entries.
-#[wasm_bindgen(js_name = aiInvocationKey, skip_typescript)]
-pub fn ai_invocation_key() -> String {
-    keys::AI_INVOCATION_KEY.to_owned()
-}
-
-/// `UI_KEY`, read once by the entries.
-#[wasm_bindgen(js_name = uiKey, skip_typescript)]
-pub fn ui_key() -> String {
-    keys::UI_KEY.to_owned()
-}
-
-/// `isValidMetaKey(key)`: false for anything but a valid key string.
-#[wasm_bindgen(js_name = isValidMetaKey, skip_typescript)]
-pub fn is_valid_meta_key(key: &JsValue) -> bool {
-    key.as_string()
-        .is_some_and(|key| keys::is_valid_meta_key(&key))
-}
-
-/// `isReservedMetaKey(key)`: false for anything but a reserved key string.
-#[wasm_bindgen(js_name = isReservedMetaKey, skip_typescript)]
-pub fn is_reserved_meta_key(key: &JsValue) -> bool {
-    key.as_string()
-        .is_some_and(|key| keys::is_reserved_meta_key(&key))
-}
-
-/// `validate(message, options?)`: a report, whatever it is given.
-#[wasm_bindgen(js_name = validate, skip_typescript)]
-pub fn validate(message: &JsValue, options: &JsValue) -> JsValue {
-    to_js(&report(message, options)).unwrap_or(JsValue::NULL)
-}
-
-fn report(message: &JsValue, options: &JsValue) -> Report {
-    match checked(message, options) {
-        Ok(report) => report,
-        Err(diagnostic) => Report::from(vec![diagnostic]),
+    match area {
+        RECORDS => RECORDS_AREA.with_borrow_mut(grow),
+        STRINGS => STRINGS_AREA.with_borrow_mut(grow),
+        VALUES => VALUES_AREA.with_borrow_mut(grow),
+        _ => std::ptr::null_mut(),
     }
 }
 
-/// `validate`'s work; any input it cannot read is the one diagnostic.
-fn checked(message: &JsValue, options: &JsValue) -> Result<Report, Diagnostic> {
-    let mut reader = Reader::new(None);
-    let given = if options.is_object() {
-        let mut given = serde_json::Map::new();
-        for name in ["invocationKey", "uiKey"] {
-            let value = reader
-                .member(options, name, "")
-                .map_err(|place| place.diagnostic())?;
-            if let Some(read) = reader
-                .whole(&value, "")
-                .map_err(|place| place.diagnostic())?
-            {
-                given.insert(name.to_owned(), read);
-            }
+/// Where the address of the last answer is kept.
+#[unsafe(no_mangle)]
+pub extern "C" fn answer_at() -> *const usize {
+    ANSWER_AT.with(Cell::as_ptr)
+}
+
+/// Runs the call described by the first `records`, `strings` and `values`
+/// bytes of the tape's areas. Returns the answer's length, or `ERROR` (the
+/// answer is the error), `RETRY` (the answer says how to read again) or
+/// `MALFORMED`.
+#[unsafe(no_mangle)]
+pub extern "C" fn run(records: usize, strings: usize, values: usize) -> i32 {
+    RECORDS_AREA.with_borrow(|bytes| {
+        STRINGS_AREA.with_borrow(|text| {
+            VALUES_AREA.with_borrow(|whole| {
+                ANSWER.with_borrow_mut(|out| {
+                    out.clear();
+                    let areas = (
+                        bytes.get(..records).unwrap_or_default(),
+                        text.get(..strings).unwrap_or_default(),
+                        whole.get(..values).unwrap_or_default(),
+                    );
+                    let status = call(areas, &mut Answer(out));
+                    ANSWER_AT.set(out.as_ptr() as usize);
+                    status
+                })
+            })
+        })
+    })
+}
+
+/// What a call comes to.
+enum Reply {
+    Report(Report),
+    Sanitized(sanitize::Plan),
+    Edits(Vec<crate::edit::Edit>),
+    Record(Box<audit::AuditRecord>),
+    Bool(bool),
+    Retry { flags: u8, cut: u32 },
+}
+
+/// Why a call did not run.
+enum Fault {
+    Error(Error),
+    Malformed,
+}
+
+impl From<Error> for Fault {
+    fn from(error: Error) -> Self {
+        Fault::Error(error)
+    }
+}
+
+impl From<Failure> for Fault {
+    fn from(failure: Failure) -> Self {
+        match failure {
+            Failure::Malformed => Fault::Malformed,
+            Failure::Unreadable(place) => Fault::Error(place.error()),
         }
-        Value::Object(given)
-    } else {
-        reader
-            .whole(options, "")
-            .map_err(|place| place.diagnostic())?
-            .unwrap_or(Value::Null)
-    };
-    let keys = KeyOptions::from_value(&given).map_err(option_diagnostic)?;
-    let checked = cut(&Policy::default());
-    let plan = Plan {
-        keys: &keys,
-        envelope: Envelope::Fields {
-            cut: checked,
-            unknown: false,
-        },
-        cut: checked,
-        legacy: false,
-    };
-    let skeleton = message::read(message, &plan).map_err(|place| place.diagnostic())?;
-    let request = match options.is_object() {
-        true => reader
-            .member(options, "request", "")
-            .map_err(|place| place.diagnostic())?,
-        false => JsValue::UNDEFINED,
-    };
-    let exact = Plan {
-        envelope: Envelope::Fields {
-            cut: None,
-            unknown: false,
-        },
-        ..plan
-    };
-    let request = match request.is_undefined() {
-        true => None,
-        false => Some(message::read(&request, &exact).map_err(|place| place.diagnostic())?),
-    };
-    let options = ValidateOptions {
-        keys: keys.clone(),
-        request: request.as_ref().map(|request| &request.value),
-    };
-    Ok(crate::validate(&skeleton.value, &options))
+    }
 }
 
-/// `sanitize(message, policy?)`: `{message, changes}`.
-#[wasm_bindgen(js_name = sanitize, skip_typescript)]
-pub fn sanitize(message: &JsValue, policy: &JsValue) -> JsResult {
-    let policy = options(policy, Policy::from_value)?;
-    let plan = Plan {
-        keys: &policy.keys,
-        envelope: Envelope::Fields {
-            cut: cut(&policy),
-            unknown: policy.unknown_fields == FieldPolicy::Keep,
-        },
-        cut: cut(&policy),
-        legacy: false,
+fn call((records, strings, values): (&[u8], &[u8], &[u8]), answer: &mut Answer) -> i32 {
+    let Ok(mut tape) = Tape::new(records, strings, values) else {
+        return MALFORMED;
     };
-    let skeleton = message::read(message, &plan).map_err(unreadable)?;
-    let out = crate::sanitize(skeleton.value.clone(), &policy).map_err(thrown)?;
-    let result = js_sys::Object::new();
-    let patched = write_back(message, &skeleton, &out.message, &policy.keys)?;
-    js::put(&result, "message", &patched)?;
-    js::put(&result, "changes", &to_js(&out.changes)?)?;
-    Ok(result.into())
-}
-
-/// `attachInvocation(request, invocation, options?)`.
-#[wasm_bindgen(js_name = attachInvocation, skip_typescript)]
-pub fn attach_invocation(request: &JsValue, invocation: &JsValue, options: &JsValue) -> JsResult {
-    let keys = key_options(options)?;
-    let skeleton = read(request, &keys, Envelope::Whole, false)?;
-    let invocation = Reader::new(None)
-        .whole(invocation, "")
-        .map_err(unreadable)?
-        .unwrap_or(Value::Null);
-    let out =
-        crate::attach_invocation(skeleton.value.clone(), invocation, &keys).map_err(thrown)?;
-    write_back(request, &skeleton, &out, &keys)
-}
-
-/// `stampInitiator(request, initiator = "app", options?)`.
-#[wasm_bindgen(js_name = stampInitiator, skip_typescript)]
-pub fn stamp_initiator(request: &JsValue, initiator: &JsValue, options: &JsValue) -> JsResult {
-    let keys = key_options(options)?;
-    let initiator = match initiator.is_undefined() {
-        true => Initiator::default(),
-        false => initiator
-            .as_string()
-            .unwrap_or_default()
-            .parse()
-            .map_err(thrown)?,
+    let op = Op::ALL.get(usize::from(tape.header.op)).copied();
+    let reply = match op {
+        Some(Op::Describe) => {
+            describe::write(answer);
+            return length(answer);
+        }
+        Some(Op::Validate) => report(&mut tape),
+        Some(op) => reply(op, &mut tape),
+        None => return MALFORMED,
     };
-    let skeleton = read(request, &keys, Envelope::Type, false)?;
-    let out = crate::stamp_initiator(skeleton.value.clone(), initiator, &keys).map_err(thrown)?;
-    write_back(request, &skeleton, &out, &keys)
+    match reply {
+        Ok(Reply::Report(report)) => answer.report(&report),
+        Ok(Reply::Sanitized(plan)) => {
+            answer.changes(&plan.changes);
+            answer.edits(&plan.edits);
+        }
+        Ok(Reply::Edits(edits)) => answer.edits(&edits),
+        Ok(Reply::Record(record)) => answer.record(&record),
+        Ok(Reply::Bool(flag)) => return i32::from(flag),
+        Ok(Reply::Retry { flags, cut }) => {
+            answer.retry(flags, cut);
+            return RETRY;
+        }
+        Err(Fault::Error(error)) => {
+            answer.error(&error);
+            return ERROR;
+        }
+        Err(Fault::Malformed) => return MALFORMED,
+    }
+    length(answer)
 }
 
-/// `clearInitiator(request, options?)`.
-#[wasm_bindgen(js_name = clearInitiator, skip_typescript)]
-pub fn clear_initiator(request: &JsValue, options: &JsValue) -> JsResult {
-    let keys = key_options(options)?;
-    let skeleton = read(request, &keys, Envelope::Type, false)?;
-    let out = crate::clear_initiator(skeleton.value.clone(), &keys).map_err(thrown)?;
-    write_back(request, &skeleton, &out, &keys)
+fn length(answer: &Answer) -> i32 {
+    i32::try_from(answer.0.len()).unwrap_or(MALFORMED)
 }
 
-/// `echoTurnId(request, response, options?)`.
-#[wasm_bindgen(js_name = echoTurnId, skip_typescript)]
-pub fn echo_turn_id(request: &JsValue, response: &JsValue, options: &JsValue) -> JsResult {
-    let keys = key_options(options)?;
-    let exact = Envelope::Fields {
-        cut: None,
-        unknown: false,
+/// How many UTF-16 code units of a string to read under `policy`: twice
+/// (for surrogate pairs) one more character than any output keeps of one
+/// string, so that a longer string reads as it would whole (`text::clean`).
+pub(crate) fn cut(policy: &Policy) -> u32 {
+    let longest = [
+        policy.max_reason_bytes,
+        policy.max_intent_bytes,
+        policy.max_model_bytes,
+        policy.max_turn_id_bytes,
+    ]
+    .into_iter()
+    .map(|limit| limit as usize)
+    .chain([
+        crate::path::MAX_SEGMENT_BYTES,
+        audit::MAX_RECORDED_NAME_BYTES,
+    ])
+    .max()
+    .unwrap_or(audit::MAX_RECORDED_NAME_BYTES);
+    u32::try_from(2 * (longest + 1)).unwrap_or(u32::MAX)
+}
+
+/// `RETRY` when the tape read less than `policy` needs: strings cut shorter
+/// than it keeps, or unknown members by their type where it keeps them.
+fn enough(tape: &Tape, policy: &Policy) -> Option<Reply> {
+    let header = tape.header;
+    let needed = cut(policy);
+    let short = tape.cut_any && header.cut != 0 && header.cut < needed;
+    let typed = tape.typed_unknown && policy.unknown_fields == FieldPolicy::Keep;
+    (short || typed).then_some(Reply::Retry {
+        flags: header.flags | if typed { WHOLE } else { 0 },
+        cut: if short { needed } else { header.cut },
+    })
+}
+
+/// The key options of a call (`undefined` for none), checked (KEY-3).
+fn keys(tape: &mut Tape) -> Result<KeyOptions, Fault> {
+    let keys = KeyOptions::read(&Options::new(tape.whole()?, "key options")?)?;
+    keys.check()?;
+    Ok(keys)
+}
+
+/// `validate(message, options?)`: a report, whatever it is given. The tape
+/// holds the options without `request`, the message, then the request.
+fn report(tape: &mut Tape) -> Result<Reply, Fault> {
+    let read = |tape: &mut Tape<'_>| -> Result<Reply, Failure> {
+        let options = tape.whole()?;
+        let keys = match Options::new(options, "key options").and_then(|o| KeyOptions::read(&o)) {
+            Ok(keys) => keys,
+            Err(error) => {
+                return Ok(Reply::Report(Report::from(vec![
+                    validate::option_diagnostic(error),
+                ])));
+            }
+        };
+        let mut message = Message::empty();
+        tape.message(&mut message, &keys)?;
+        let mut request = Message::empty();
+        tape.message(&mut request, &keys)?;
+        let request = Some(&request).filter(|request| request.get(Place::Root).is_present());
+        // The echoed turnId is compared whole with the one the request sent:
+        // when a string was cut, it might have been one of them.
+        let compared = message.echo.turn_id().is_some() && request.is_some();
+        if tape.header.cut != 0 && tape.cut_any && compared {
+            return Ok(Reply::Retry {
+                flags: tape.header.flags,
+                cut: 0,
+            });
+        }
+        Ok(Reply::Report(validate::check(&message, request, &keys)))
     };
-    let request = read(request, &keys, exact, false)?;
-    let skeleton = read(response, &keys, Envelope::Type, false)?;
-    let out = crate::echo_turn_id(&request.value, skeleton.value.clone(), &keys).map_err(thrown)?;
-    write_back(response, &skeleton, &out, &keys)
+    match read(tape) {
+        Ok(reply) => Ok(reply),
+        Err(Failure::Unreadable(place)) => {
+            Ok(Reply::Report(Report::from(vec![place.diagnostic()])))
+        }
+        Err(Failure::Malformed) => Err(Fault::Malformed),
+    }
 }
 
-/// `auditRecord(request, context?)`: the record, as a plain object.
-#[wasm_bindgen(js_name = auditRecord, skip_typescript)]
-pub fn audit_record(request: &JsValue, context: &JsValue) -> JsResult {
-    let context = options(context, AuditContext::from_value)?;
-    let policy = context.policy.clone().unwrap_or_default();
-    let plan = Plan {
-        keys: &policy.keys,
-        envelope: Envelope::Fields {
-            cut: cut(&policy),
-            unknown: false,
-        },
-        cut: cut(&policy),
-        legacy: false,
-    };
-    let skeleton = message::read(request, &plan).map_err(unreadable)?;
-    let record = crate::audit_record(&skeleton.value, &context).map_err(thrown)?;
-    to_js(&record)
+fn reply(op: Op, tape: &mut Tape) -> Result<Reply, Fault> {
+    Ok(match op {
+        Op::Sanitize => {
+            let policy = Policy::read(&Options::new(tape.whole()?, "policy")?)?;
+            let mut message = Message::empty();
+            tape.message(&mut message, &policy.keys)?;
+            if let Some(retry) = enough(tape, &policy) {
+                return Ok(retry);
+            }
+            Reply::Sanitized(sanitize::plan(&message, &policy)?)
+        }
+        Op::StampInitiator => {
+            let keys = keys(tape)?;
+            let initiator = match tape.whole()? {
+                Slot::Absent => Initiator::default(),
+                slot => slot.str().unwrap_or_default().parse()?,
+            };
+            let mut request = Message::empty();
+            tape.message(&mut request, &keys)?;
+            Reply::Edits(initiator::stamp(&request, initiator)?)
+        }
+        Op::ClearInitiator => {
+            let keys = keys(tape)?;
+            let mut request = Message::empty();
+            tape.message(&mut request, &keys)?;
+            Reply::Edits(initiator::clear(&request)?)
+        }
+        Op::AttachInvocation => {
+            let keys = keys(tape)?;
+            let mut request = Message::empty();
+            tape.message(&mut request, &keys)?;
+            let mut invocation = Envelope::default();
+            tape.envelope(&mut invocation)?;
+            if !invocation.value.is_present() {
+                invocation.value = Slot::Null;
+            }
+            Reply::Edits(invocation::attach(&request, &invocation)?)
+        }
+        Op::EchoTurnId => {
+            let keys = keys(tape)?;
+            let (mut request, mut response) = (Message::empty(), Message::empty());
+            tape.message(&mut request, &keys)?;
+            tape.message(&mut response, &keys)?;
+            Reply::Edits(echo::echo(&request, &response)?)
+        }
+        Op::AuditRecord => {
+            let context = AuditContext::read(&Options::new(tape.whole()?, "audit context")?)?;
+            let policy = context.policy.clone().unwrap_or_default();
+            policy.check()?;
+            let mut request = Message::empty();
+            tape.message(&mut request, &policy.keys)?;
+            if let Some(retry) = enough(tape, &policy) {
+                return Ok(retry);
+            }
+            Reply::Record(Box::new(audit::record(&request, &context)?))
+        }
+        Op::LiftLegacyArguments => {
+            let options = LiftOptions::read(&Options::new(tape.whole()?, "lift options")?)?;
+            options.keys.check()?;
+            let mut request = Message::empty();
+            tape.message(&mut request, &options.keys)?;
+            Reply::Edits(legacy::lift(&request, options.remove)?)
+        }
+        Op::IsValidMetaKey => Reply::Bool(tape.whole()?.str().is_some_and(keys::is_valid_meta_key)),
+        Op::IsReservedMetaKey => {
+            Reply::Bool(tape.whole()?.str().is_some_and(keys::is_reserved_meta_key))
+        }
+        Op::Validate | Op::Describe => return Err(Fault::Malformed),
+    })
 }
 
-/// `liftLegacyArguments(request, options?)`.
-#[wasm_bindgen(js_name = liftLegacyArguments, skip_typescript)]
-pub fn lift_legacy_arguments(request: &JsValue, options: &JsValue) -> JsResult {
-    let lift = self::options(options, LiftOptions::from_value)?;
-    let skeleton = read(request, &lift.keys, Envelope::Whole, true)?;
-    let out = crate::lift_legacy_arguments(skeleton.value.clone(), &lift).map_err(thrown)?;
-    write_back(request, &skeleton, &out, &lift.keys)
+/// The flags every op reads with first: the groups of places its rules
+/// read, and whether it reads the envelope's fields.
+fn first_read(op: Op) -> u8 {
+    match op {
+        Op::Validate => validate::READS,
+        Op::Sanitize => sanitize::READS,
+        Op::StampInitiator | Op::ClearInitiator => initiator::READS,
+        Op::EchoTurnId => echo::READS,
+        Op::AuditRecord => audit::READS,
+        Op::LiftLegacyArguments => legacy::READS,
+        Op::AttachInvocation => invocation::READS,
+        Op::Describe | Op::IsValidMetaKey | Op::IsReservedMetaKey => 0,
+    }
 }
-
-#[cfg(test)]
-mod tests;

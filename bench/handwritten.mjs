@@ -1,0 +1,285 @@
+// What a gateway engineer would write instead of this package: validate,
+// sanitize and stampInitiator by hand in plain JS, under the default keys
+// and policy, giving the very outputs of the package (bench/compare.mjs
+// checks it against every conformance vector of those three operations
+// without options before it times anything). Written to be fast, as a
+// careful engineer would write it: no schema library, one pass per string.
+
+const KEY = "io.modelcontextprotocol/aiInvocation";
+const UI = "io.modelcontextprotocol/ui";
+const FIELDS = ["invocationReason", "model", "userIntent", "turnId"];
+const INTENT_MEMBERS = ["text", "redacted"];
+const INITIATORS = new Set(["app", "model", "user", "host"]);
+const LIMITS = { reason: 1024, intent: 2048, model: 256, turnId: 128 };
+const REQUIRED = [["invocationReason", "text", "AI-3", LIMITS.reason], ["model", "name", "AI-4", LIMITS.model]];
+// AI-13: line breaks become a space, every other control or bidi control U+FFFD.
+const FORBIDDEN = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/;
+const LINE_BREAK = /[\r\n\t\u000b\u000c\u0085\u2028\u2029]/;
+const ELLIPSIS = "\u2026";
+
+const isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * A shallow copy that stays fast when a member is added (in V8, `{...o}`
+ * followed by a new key takes ~50 times longer), and keeps an own
+ * `__proto__` member (from JSON.parse) data, never the prototype.
+ */
+function copy(object, extra, value) {
+  let out;
+  if (Object.hasOwn(object, "__proto__")) {
+    out = {};
+    for (const key of Object.keys(object)) Object.defineProperty(out, key, { value: object[key], writable: true, enumerable: true, configurable: true });
+  } else {
+    out = Object.assign({}, object);
+  }
+  if (extra !== undefined) out[extra] = value;
+  return out;
+}
+const own = (o, k) => (Object.hasOwn(o, k) ? o[k] : undefined);
+
+function typeName(v) {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "an array";
+  switch (typeof v) {
+    case "boolean": return "a boolean";
+    case "number": return "a number";
+    case "string": return "a string";
+    default: return "an object";
+  }
+}
+
+/** One code point as AI-13 leaves it, and its UTF-8 length. */
+function neutral(c) {
+  if (!FORBIDDEN.test(c)) return c;
+  return LINE_BREAK.test(c) ? " " : "\ufffd";
+}
+
+const utf8 = (c) => { const n = c.codePointAt(0); return n < 0x80 ? 1 : n < 0x800 ? 2 : n < 0x10000 ? 3 : 4; };
+
+/** Whether a string is surely within `max` bytes and holds nothing AI-13 replaces: one regex test. */
+const isPlain = (text, max) => text.length * 3 <= max && !FORBIDDEN.test(text) && text.isWellFormed();
+
+/** AI-13 and AI-14 for one string. */
+function clean(text, max) {
+  if (isPlain(text, max)) return { text, neutralized: false, truncated: false };
+  const chars = [];
+  let total = 0;
+  let fits = true;
+  for (const c of text) {
+    const n = neutral(c.length === 1 && c >= "\ud800" && c <= "\udfff" ? "\ufffd" : c);
+    total += utf8(n);
+    if (total > max) { fits = false; break; }
+    chars.push(n);
+  }
+  if (fits) {
+    const kept = chars.join("");
+    return { text: kept, neutralized: kept !== text, truncated: false };
+  }
+  const budget = max - 3;
+  let kept = "";
+  let bytes = 0;
+  let neutralized = false;
+  for (const c of text) {
+    const original = c.length === 1 && c >= "\ud800" && c <= "\udfff" ? "\ufffd" : c;
+    const n = neutral(original);
+    if (bytes + utf8(n) > budget) break;
+    kept += n;
+    bytes += utf8(n);
+    neutralized ||= n !== c;
+  }
+  return { text: kept + ELLIPSIS, neutralized, truncated: true };
+}
+
+/** An RFC 6901 pointer segment, made safe as the package makes it. */
+const segment = (name) => clean(name, 128).text.replaceAll("~", "~0").replaceAll("/", "~1");
+const join = (path, name) => `${path}/${segment(name)}`;
+/** Members outside `known`, sorted; no allocation when there are none. */
+function sortedUnknown(object, known) {
+  let found;
+  for (const k in object) if (Object.hasOwn(object, k) && !known.includes(k) && object[k] !== undefined) (found ??= []).push(k);
+  return found === undefined ? NONE : found.sort();
+}
+const NONE = [];
+
+const diagnostic = (code, severity, rule, path, message) => ({ code, severity, rule, path, message });
+const invalidType = (what, expected, value, rule, path) =>
+  diagnostic("invalid-type", "error", rule, path, `${what} must be ${expected}, not ${typeName(value)}`);
+const UNKNOWN = "a field SEP-2817 does not define; the default policy drops it";
+
+// Every pointer a clean message could need, built once: only unknown member
+// names are joined per call, and only when a diagnostic names them.
+const ENVELOPE = join("/params/_meta", KEY);
+const UI_PATH = join("/params/_meta", UI);
+const AT = Object.fromEntries(["invocationReason", "model", "userIntent", "turnId"].map((f) => [f, `${ENVELOPE}/${f}`]));
+
+function checkEnvelope(envelope, out) {
+  if (!isObject(envelope)) return out.push(invalidType("the invocation envelope", "an object", envelope, "AI-2", ENVELOPE));
+  for (const [field, member, rule, limit] of REQUIRED) {
+    const value = own(envelope, field);
+    if (value === undefined) continue;
+    if (!isObject(value)) { out.push(invalidType(`\`${field}\``, "an object", value, rule, AT[field])); continue; }
+    const text = own(value, member);
+    if (text === undefined) out.push(diagnostic("missing-field", "error", rule, `${AT[field]}/${member}`, `\`${field}\` must have a string \`${member}\``));
+    else if (typeof text !== "string") out.push(invalidType(`\`${field}.${member}\``, "a string", text, rule, `${AT[field]}/${member}`));
+    for (const name of sortedUnknown(value, [member])) out.push(diagnostic("unknown-field", "warning", "AI-8", join(AT[field], name), UNKNOWN));
+  }
+  const intent = own(envelope, "userIntent");
+  if (intent !== undefined) {
+    if (!isObject(intent)) out.push(invalidType("`userIntent`", "an object", intent, "AI-5", AT.userIntent));
+    else {
+      const { text, redacted } = intent;
+      if (text !== undefined && typeof text !== "string") out.push(invalidType("`userIntent.text`", "a string", text, "AI-5", `${AT.userIntent}/text`));
+      if (redacted !== undefined && typeof redacted !== "boolean") out.push(invalidType("`userIntent.redacted`", "a boolean", redacted, "AI-5", `${AT.userIntent}/redacted`));
+      for (const name of sortedUnknown(intent, INTENT_MEMBERS)) out.push(diagnostic("unknown-field", "warning", "AI-8", join(AT.userIntent, name), UNKNOWN));
+    }
+  }
+  const turnId = own(envelope, "turnId");
+  if (turnId !== undefined && typeof turnId !== "string") out.push(invalidType("`turnId`", "a string", turnId, "AI-7", AT.turnId));
+  for (const name of sortedUnknown(envelope, FIELDS)) out.push(diagnostic("unknown-field", "warning", "AI-8", join(ENVELOPE, name), UNKNOWN));
+  // What sanitize would change under the default policy (AI-13, AI-14), in its order.
+  for (const [field, member, , limit] of REQUIRED) {
+    const value = own(envelope, field);
+    if (isObject(value) && typeof own(value, member) === "string") warnText(value[member], limit, `${AT[field]}/${member}`, out);
+  }
+  if (isObject(intent) && typeof intent.text === "string") warnText(intent.text, LIMITS.intent, `${AT.userIntent}/text`, out);
+  if (typeof turnId === "string") warnText(turnId, LIMITS.turnId, AT.turnId, out);
+}
+
+function warnText(text, limit, path, out) {
+  if (isPlain(text, limit)) return;
+  const c = clean(text, limit);
+  if (c.neutralized) out.push(diagnostic("control-character", "warning", "AI-13", path, "holds line breaks, control or bidi characters that could forge or disguise log lines; sanitize replaces them"));
+  if (c.truncated) out.push(diagnostic("over-limit", "warning", "AI-14", path, "is over its default byte limit; sanitize truncates it"));
+}
+
+/** The envelope made safe under the default policy, and what changed. */
+function sanitizeEnvelope(envelope) {
+  const path = ENVELOPE;
+  const changes = [];
+  const change = (action, at, rule) => changes.push({ action, path: at, rule });
+  if (!isObject(envelope)) { change("dropped", path, "AI-2"); return { clean: undefined, changes }; }
+  const text = (value, limit, at) => {
+    const c = clean(value, limit);
+    if (c.neutralized) change("neutralized", at, "AI-13");
+    if (c.truncated) change("truncated", at, "AI-14");
+    return c.text;
+  };
+  const out = {};
+  for (const [field, member, rule, limit] of REQUIRED) {
+    const value = own(envelope, field);
+    if (value === undefined) continue;
+    const at = AT[field];
+    if (!isObject(value) || typeof own(value, member) !== "string") { change("dropped", at, rule); continue; }
+    out[field] = { [member]: text(value[member], limit, `${at}/${member}`) };
+    for (const name of sortedUnknown(value, [member])) change("dropped", join(at, name), "AI-8");
+  }
+  const intent = own(envelope, "userIntent");
+  if (intent !== undefined) {
+    const at = AT.userIntent;
+    if (!isObject(intent)) change("dropped", at, "AI-5");
+    else {
+      const kept = {};
+      let touched = false;
+      if (typeof intent.text === "string") {
+        kept.text = text(intent.text, LIMITS.intent, `${at}/text`);
+        touched = kept.text !== intent.text;
+      } else if (intent.text !== undefined) { change("dropped", `${at}/text`, "AI-5"); touched = true; }
+      if (typeof intent.redacted === "boolean") kept.redacted = intent.redacted;
+      else if (intent.redacted !== undefined) change("dropped", `${at}/redacted`, "AI-5");
+      if (touched) kept.redacted = true;
+      for (const name of sortedUnknown(intent, INTENT_MEMBERS)) change("dropped", join(at, name), "AI-8");
+      out.userIntent = kept;
+    }
+  }
+  const turnId = own(envelope, "turnId");
+  if (typeof turnId === "string") out.turnId = text(turnId, LIMITS.turnId, AT.turnId);
+  else if (turnId !== undefined) change("dropped", AT.turnId, "AI-7");
+  for (const name of sortedUnknown(envelope, FIELDS)) change("dropped", join(path, name), "AI-8");
+  // Under the default field limits the envelope always fits its 8192 bytes
+  // (at most 3456 bytes of text, doubled by escaping), so no fitting step.
+  return { clean: out, changes };
+}
+
+function checkRequest(message, out) {
+  const params = own(message, "params");
+  if (params === undefined) return;
+  if (!isObject(params)) return out.push(diagnostic("invalid-type", "error", "MSG-1", "/params", `\`/params\` must be an object, not ${typeName(params)}`));
+  const meta = own(params, "_meta");
+  if (meta === undefined) return;
+  if (!isObject(meta)) return out.push(diagnostic("invalid-type", "error", "MSG-1", "/params/_meta", `\`/params/_meta\` must be an object, not ${typeName(meta)}`));
+  const envelope = own(meta, KEY);
+  if (envelope !== undefined) checkEnvelope(envelope, out);
+  for (const name of FIELDS) {
+    if (own(meta, name) !== undefined) {
+      out.push(diagnostic("bare-key", "warning", "AI-9", join("/params/_meta", name),
+        `a bare \`_meta.${name}\` is not SEP-2817's convention; put \`${name}\` inside \`_meta["${KEY}"]\``));
+    }
+  }
+  const ui = own(meta, UI);
+  if (ui === undefined) return;
+  const path = UI_PATH;
+  if (!isObject(ui)) return out.push(invalidType("the ui entry", "an object", ui, "UI-7", path));
+  const initiator = own(ui, "initiator");
+  if (initiator === undefined || INITIATORS.has(initiator)) return;
+  if (typeof initiator === "string") out.push(diagnostic("unknown-initiator", "warning", "UI-7", join(path, "initiator"), 'initiator is not one of "app", "model", "user", "host"'));
+  else out.push(invalidType("`initiator`", "a string", initiator, "UI-7", join(path, "initiator")));
+}
+
+function checkResponse(message, out) {
+  const result = own(message, "result");
+  if (result === undefined) return;
+  if (!isObject(result)) return out.push(diagnostic("invalid-type", "error", "MSG-1", "/result", `\`/result\` must be an object, not ${typeName(result)}`));
+  const meta = own(result, "_meta");
+  if (meta === undefined) return;
+  if (!isObject(meta)) return out.push(diagnostic("invalid-type", "error", "MSG-1", "/result/_meta", `\`/result/_meta\` must be an object, not ${typeName(meta)}`));
+  const envelope = own(meta, KEY);
+  if (envelope === undefined) return;
+  const path = join("/result/_meta", KEY);
+  if (!isObject(envelope)) return out.push(invalidType("the echoed envelope", "an object", envelope, "AI-11", path));
+  const leaked = [...FIELDS.filter((f) => f !== "turnId" && own(envelope, f) !== undefined), ...sortedUnknown(envelope, FIELDS)];
+  for (const name of leaked) {
+    out.push(diagnostic("echo-leak", "warning", "AI-11", join(path, name), "a response should echo only turnId, never the request's other audit context"));
+  }
+  const turnId = own(envelope, "turnId");
+  if (turnId !== undefined && typeof turnId !== "string") out.push(invalidType("`turnId`", "a string", turnId, "AI-7", join(path, "turnId")));
+}
+
+/** validate(message): the package's report, under the default keys. */
+export function validate(message) {
+  const out = [];
+  if (isObject(message) && typeof message.method === "string") checkRequest(message, out);
+  else if (isObject(message) && message.method !== undefined) out.push(diagnostic("invalid-type", "error", "MSG-1", "/method", "`method` must be a string"));
+  else if (isObject(message) && (message.result !== undefined || message.error !== undefined)) checkResponse(message, out);
+  else {
+    const found = isObject(message) ? "an object with neither" : typeName(message);
+    out.push(diagnostic("not-a-message", "error", "MSG-1", "", `expected a JSON-RPC message: an object with a string \`method\`, or with \`result\` or \`error\`; found ${found}`));
+  }
+  return { valid: out.every((d) => d.severity !== "error"), diagnostics: out };
+}
+
+/** sanitize(message): the package's `{message, changes}`, under the default policy. */
+export function sanitize(message) {
+  if (!isObject(message)) throw Object.assign(new TypeError("expected a JSON-RPC message object"), { code: "not-a-message" });
+  const params = typeof message.method === "string" ? own(message, "params") : undefined;
+  const meta = isObject(params) ? own(params, "_meta") : undefined;
+  const envelope = isObject(meta) ? own(meta, KEY) : undefined;
+  if (envelope === undefined) return { message: copy(message), changes: [] };
+  const { clean: safe, changes } = sanitizeEnvelope(envelope);
+  if (changes.length === 0) return { message: copy(message), changes };
+  const newMeta = copy(meta, KEY, safe);
+  if (safe === undefined) delete newMeta[KEY];
+  return { message: copy(message, "params", copy(params, "_meta", newMeta)), changes };
+}
+
+/** stampInitiator(request): `initiator: "app"` in the `ui` entry, copied along the path. */
+export function stampInitiator(request) {
+  if (!isObject(request) || typeof request.method !== "string") {
+    throw Object.assign(new TypeError("expected a JSON-RPC request"), { code: "not-a-request" });
+  }
+  const params = request.params ?? {};
+  const meta = isObject(params) ? params._meta ?? {} : undefined;
+  if (!isObject(params) || !isObject(meta)) throw Object.assign(new TypeError("params and _meta must be objects"), { code: "invalid-type" });
+  const ui = meta[UI];
+  const entry = isObject(ui) ? copy(ui, "initiator", "app") : { initiator: "app" };
+  return copy(request, "params", copy(params, "_meta", copy(meta, UI, entry)));
+}

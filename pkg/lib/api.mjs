@@ -1,0 +1,89 @@
+// The package's functions. Each reads its arguments into the tape (one
+// crossing into wasm, see boundary.mjs) and turns the answer into what it
+// returns; the core decides everything.
+
+import { readEnvelope, readMessage, table } from "../dist/table.mjs";
+import { apply } from "./answer.mjs";
+import { call } from "./boundary.mjs";
+
+const { FIELDS, WHOLE } = table.flags;
+
+export const AI_INVOCATION_KEY = table.keys.invocation;
+export const UI_KEY = table.keys.ui;
+
+/** The keys a message is read under: the configured ones as read, else the defaults. */
+function keysOf(found = {}) {
+  return { invocation: found.invocationKey ?? AI_INVOCATION_KEY, ui: found.uiKey ?? UI_KEY };
+}
+
+/** Writes `options` whole (but for its member `apart`) and `message`; the keys in force. */
+function optionsAndMessage(w, flags, options, message, keysIn) {
+  const found = w.options(options, undefined, keysIn);
+  const keys = keysOf(found.keys);
+  readMessage(w, message, flags, keys.invocation, keys.ui);
+  return keys;
+}
+
+export function validate(message, options) {
+  return call("Validate", (w, flags) => {
+    const found = w.options(options, "request");
+    const keys = keysOf(found.keys);
+    readMessage(w, message, flags, keys.invocation, keys.ui);
+    readMessage(w, found.apart, flags, keys.invocation, keys.ui);
+  }, (answer) => answer.report());
+}
+
+export function sanitize(message, policy) {
+  return call("Sanitize", (w, flags) => optionsAndMessage(w, flags, policy, message), (answer, _, keys) => {
+    const changes = answer.changes();
+    return { message: apply(answer, message, keys, [message]), changes };
+  });
+}
+
+export function stampInitiator(request, initiator, options) {
+  return call("StampInitiator", (w, flags) => {
+    const keys = keysOf(w.options(options).keys);
+    w.whole(initiator);
+    readMessage(w, request, flags, keys.invocation, keys.ui);
+    return keys;
+  }, (answer, _, keys) => apply(answer, request, keys, [request]));
+}
+
+export function clearInitiator(request, options) {
+  return call("ClearInitiator", (w, flags) => optionsAndMessage(w, flags, options, request),
+    (answer, _, keys) => apply(answer, request, keys, [request]));
+}
+
+export function attachInvocation(request, invocation, options) {
+  return call("AttachInvocation", (w, flags) => {
+    const keys = optionsAndMessage(w, flags, options, request);
+    readEnvelope(w, invocation, FIELDS | WHOLE);
+    return keys;
+  }, (answer, _, keys) => apply(answer, request, keys, [request, invocation]));
+}
+
+export function echoTurnId(request, response, options) {
+  return call("EchoTurnId", (w, flags) => {
+    const keys = optionsAndMessage(w, flags, options, request);
+    readMessage(w, response, flags, keys.invocation, keys.ui);
+    return keys;
+  }, (answer, _, keys) => apply(answer, response, keys, [response, request]));
+}
+
+export function auditRecord(request, context) {
+  return call("AuditRecord", (w, flags) => optionsAndMessage(w, flags, context, request, table.keysIn.AuditRecord),
+    (answer) => answer.record());
+}
+
+export function liftLegacyArguments(request, options) {
+  return call("LiftLegacyArguments", (w, flags) => optionsAndMessage(w, flags, options, request),
+    (answer, _, keys) => apply(answer, request, keys, [request]));
+}
+
+export function isValidMetaKey(key) {
+  return call("IsValidMetaKey", (w) => w.whole(typeof key === "string" ? key : undefined), (_, status) => status === 1);
+}
+
+export function isReservedMetaKey(key) {
+  return call("IsReservedMetaKey", (w) => w.whole(typeof key === "string" ? key : undefined), (_, status) => status === 1);
+}

@@ -1,0 +1,421 @@
+// The JS side of the boundary, going in: writes what the generated reader
+// (dist/table.mjs) reads of a call's arguments straight into the module's
+// tape (src/wasm/tape.rs): one 16-byte record per place, the strings in
+// their own area, values read whole in a third, in the compact form of
+// src/json.rs. It reads with plain property reads and decides nothing:
+// every tag, flag and limit comes from the core's description.
+//
+// A value JSON cannot hold (a BigInt, a cycle, a throwing getter or Proxy
+// trap, a class instance...) is written as UNREADABLE where it stands and
+// the reading stops there; the core says where it was.
+
+import { table } from "../dist/table.mjs";
+
+const { ABSENT, NULL, FALSE, TRUE, NUMBER, NUMBER_TEXT, STRING, ARRAY, OBJECT, ARRAY_WHOLE, OBJECT_WHOLE, UNREADABLE, CUT, LOSSY } = table.tags;
+const { WHOLE } = table.flags;
+const { record: RECORD, records: RECORDS_ROOM, unfinished: UNFINISHED } = table.limits;
+const [RECORDS, STRINGS, VALUES] = [0, 1, 2];
+const WHAT = Object.fromEntries(table.what.map((name, index) => [name, index]));
+const KEY_OPTIONS = table.keyOptions;
+const MAX_DEPTH = 128;
+const MAX_ITEMS = 1_048_576;
+/** Strings longer than this go through TextEncoder, which moves long ones faster than a loop. */
+const ENCODE_LONGER = 32;
+
+const encoder = new TextEncoder();
+const wellFormed = typeof String.prototype.isWellFormed === "function"
+  ? (text) => text.isWellFormed()
+  : (text) => !/\p{Cs}/u.test(text);
+
+/** Thrown, and caught by `Writer.read`, once UNREADABLE is written. */
+const STOP = Symbol("unreadable");
+
+/** The first `cut` code units of `text`, one fewer rather than split a surrogate pair. */
+function cutAt(text, cut) {
+  const last = text.charCodeAt(cut - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? cut - 1 : cut);
+}
+
+/** Whether `value`, an object, is a plain one of any realm: its prototype is null or a realm's Object.prototype. */
+function isPlain(value) {
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null || Object.getPrototypeOf(prototype) === null;
+}
+
+export class Writer {
+  constructor(exports) {
+    this.exports = exports;
+    this.recordsAt = exports.room(RECORDS, RECORDS_ROOM * RECORD);
+    this.stringsAt = exports.room(STRINGS, 4096);
+    this.stringsRoom = 4096;
+    this.valuesAt = exports.room(VALUES, 4096);
+    this.valuesRoom = 4096;
+    this.view();
+    /** The next record, strings byte and values byte. */
+    this.r = 0;
+    this.s = 0;
+    this.v = 0;
+    this.cut = 0;
+    this.ancestors = [];
+    /** Whole containers opened in the values area and not yet closed. */
+    this.unfinished = 0;
+  }
+
+  /** Views of the module's memory, made anew when it has grown (growing detaches the old buffer). */
+  view() {
+    const buffer = this.exports.memory.buffer;
+    this.bytes = new Uint8Array(buffer);
+    this.data = new DataView(buffer);
+    this.words = new Uint32Array(buffer);
+  }
+
+  /** More room in an area of the tape, keeping what it holds. */
+  grow(area, needed) {
+    const room = 2 ** Math.ceil(Math.log2(needed));
+    const at = this.exports.room(area, room);
+    if (area === STRINGS) [this.stringsAt, this.stringsRoom] = [at, room];
+    else [this.valuesAt, this.valuesRoom] = [at, room];
+    this.view();
+  }
+
+  /** Starts a tape: what to do, how to read, where to cut strings (UTF-16 code units; 0 for never). */
+  begin(op, flags, cut) {
+    if (this.bytes.byteLength === 0) this.view();
+    const r = this.recordsAt;
+    this.bytes[r] = op;
+    this.bytes[r + 1] = flags;
+    this.data.setUint32(r + 4, cut, true);
+    this.r = r + RECORD;
+    this.s = 0;
+    this.v = 0;
+    this.cut = cut;
+  }
+
+  /** Runs `read`, which writes the call's arguments; a throw from a getter or Proxy trap is written where it happened. */
+  read(read) {
+    try {
+      read();
+    } catch (error) {
+      if (error !== STOP) {
+        // Where the throw happened: inside a value being read whole, or at a place's record.
+        if (this.unfinished > 0) {
+          this.byte(UNREADABLE);
+          this.byte(WHAT.threw);
+        } else {
+          this.unreadable(WHAT.threw, false);
+        }
+      }
+      this.ancestors.length = 0;
+      this.unfinished = 0;
+    }
+  }
+
+  /** A record with only a tag. */
+  tag(tag) {
+    this.bytes[this.r] = tag;
+    this.r += RECORD;
+  }
+
+  /** An UNREADABLE record, and the reading stops (with `stop`). */
+  unreadable(what, stop = true) {
+    this.bytes[this.r] = UNREADABLE;
+    this.bytes[this.r + 1] = what;
+    this.r += RECORD;
+    if (stop) throw STOP;
+  }
+
+  /** `text` into the strings area, cut at `this.cut` code units (never inside a surrogate pair); its record. */
+  string(text) {
+    let flags = 0;
+    if (this.cut !== 0 && text.length > this.cut) {
+      text = cutAt(text, this.cut);
+      flags = CUT;
+    }
+    const length = text.length;
+    if (this.s + 3 * length > this.stringsRoom) this.grow(STRINGS, this.s + 3 * length);
+    const bytes = this.bytes;
+    const start = this.stringsAt + this.s;
+    let p = start;
+    if (length > ENCODE_LONGER) {
+      const written = encoder.encodeInto(text, bytes.subarray(p, p + 3 * length)).written;
+      if (written !== length && !wellFormed(text)) flags |= LOSSY;
+      p += written;
+    } else {
+      let i = 0;
+      for (; i < length; i++) {
+        const code = text.charCodeAt(i);
+        if (code >= 0x80) break;
+        bytes[p++] = code;
+      }
+      if (i < length) {
+        const rest = text.slice(i);
+        if (!wellFormed(rest)) flags |= LOSSY;
+        p += encoder.encodeInto(rest, bytes.subarray(p, p + 3 * (length - i))).written;
+      }
+    }
+    const r = this.r;
+    bytes[r] = STRING;
+    bytes[r + 1] = flags;
+    this.data.setUint32(r + 8, this.s, true);
+    this.data.setUint32(r + 12, p - start, true);
+    this.s = p - this.stringsAt;
+    this.r = r + RECORD;
+  }
+
+  /** A place read as a scalar: its value, or for a container its type. */
+  value(value) {
+    switch (typeof value) {
+      case "undefined": return this.tag(ABSENT);
+      case "string": return this.string(value);
+      case "boolean": return this.tag(value ? TRUE : FALSE);
+      case "number":
+        if (!Number.isFinite(value)) return this.unreadable(WHAT.notFinite);
+        this.bytes[this.r] = NUMBER;
+        this.data.setFloat64(this.r + 8, value, true);
+        this.r += RECORD;
+        return;
+      case "object":
+        if (value === null) return this.tag(NULL);
+        if (Array.isArray(value)) return this.tag(ARRAY);
+        if (isPlain(value)) return this.tag(OBJECT);
+        return this.unreadable(WHAT.notPlain);
+      case "bigint": return this.unreadable(WHAT.bigint);
+      case "symbol": return this.unreadable(WHAT.symbol);
+      default: return this.unreadable(WHAT.function);
+    }
+  }
+
+  /** A place with places under it: true, once its OBJECT record is written, for a plain object; else as `value`. */
+  object(value) {
+    if (typeof value === "object" && value !== null && !Array.isArray(value) && isPlain(value)) {
+      this.tag(OBJECT);
+      return true;
+    }
+    this.value(value);
+    return false;
+  }
+
+  /** `object[key]` for a configured key: only an own member, as a key such as `toString` must not find Object.prototype's. */
+  own(object, key) {
+    const value = object[key];
+    return value !== undefined && Object.hasOwn(object, key) ? value : undefined;
+  }
+
+  /** A record for a container read whole into the values area; where its size is, to close it. */
+  open(tag) {
+    const r = this.r;
+    this.bytes[r] = tag;
+    this.data.setUint32(r + 8, this.v, true);
+    this.r = r + RECORD;
+    return this.start(tag);
+  }
+
+  /** The members of `object` outside `known`: an ABSENT record when there are none; else by type, or whole with WHOLE. */
+  others(object, known, flags) {
+    let at = -1;
+    let count = 0;
+    for (const name in object) {
+      if (known.includes(name)) continue;
+      if (at < 0) at = this.open(OBJECT_WHOLE);
+      const item = this.member(object, name);
+      if (item === undefined) continue;
+      if (flags & WHOLE) this.compact(item);
+      else this.typed(item);
+      count++;
+    }
+    if (at < 0) this.tag(ABSENT);
+    else if (count === 0) this.abandon(at);
+    else this.close(at, count);
+  }
+
+  /** A record for all of `value`, as JSON.stringify reads it; the string key options among its members go into `keys`. */
+  whole(value, keys) {
+    if (typeof value !== "object" || value === null) return this.value(value);
+    if (!Array.isArray(value) && !isPlain(value)) return this.unreadable(WHAT.notPlain);
+    // The record first: should the reading stop inside, it points at what is unfinished.
+    const r = this.r;
+    this.bytes[r] = Array.isArray(value) ? ARRAY_WHOLE : OBJECT_WHOLE;
+    this.data.setUint32(r + 8, this.v, true);
+    this.r = r + RECORD;
+    this.compact(value, keys);
+  }
+
+  // --- The values area: the compact form ----------------------------------
+
+  room(n) {
+    if (this.v + n > this.valuesRoom) this.grow(VALUES, this.v + n);
+  }
+
+  byte(value) {
+    this.room(1);
+    this.bytes[this.valuesAt + this.v++] = value;
+  }
+
+  u32(value) {
+    this.room(4);
+    this.data.setUint32(this.valuesAt + this.v, value, true);
+    this.v += 4;
+  }
+
+  /** A `str` in the values area: a member name, or a string of a value read whole. */
+  name(text) {
+    let flags = 0;
+    if (this.cut !== 0 && text.length > this.cut) {
+      text = cutAt(text, this.cut);
+      flags = CUT;
+    }
+    this.room(5 + 3 * text.length);
+    const at = this.valuesAt + this.v;
+    const written = encoder.encodeInto(text, this.bytes.subarray(at + 5, at + 5 + 3 * text.length)).written;
+    this.data.setUint32(at, written, true);
+    this.bytes[at + 4] = flags | (written !== text.length && !wellFormed(text) ? LOSSY : 0);
+    this.v += 5 + written;
+  }
+
+  /** Opens a whole container in the values area; where its size is. */
+  start(tag) {
+    this.byte(tag);
+    const at = this.v;
+    this.u32(UNFINISHED);
+    this.u32(UNFINISHED);
+    this.unfinished++;
+    return at;
+  }
+
+  close(at, count) {
+    this.data.setUint32(this.valuesAt + at, this.v - at - 4, true);
+    this.data.setUint32(this.valuesAt + at + 4, count, true);
+    this.unfinished--;
+  }
+
+  /** Takes back the last record, an object of other members that turned out to have none. */
+  abandon(at) {
+    this.v = at - 1;
+    this.unfinished--;
+    this.bytes[this.r - RECORD] = ABSENT;
+  }
+
+  /**
+   * `object[name]`, its name written first (so that a getter that throws is
+   * reported at the member), and taken back when the member is undefined.
+   */
+  member(object, name) {
+    const at = this.v;
+    this.name(name);
+    const item = object[name];
+    if (item === undefined) this.v = at;
+    return item;
+  }
+
+  /** A value by its type in the values area: scalars as they are, containers by their tag alone. */
+  typed(value) {
+    if (typeof value === "object" && value !== null) {
+      if (Array.isArray(value)) return this.byte(ARRAY);
+      if (isPlain(value)) return this.byte(OBJECT);
+    }
+    return this.scalar(value);
+  }
+
+  scalar(value) {
+    switch (typeof value) {
+      case "undefined": return this.byte(ABSENT);
+      case "string":
+        this.byte(STRING);
+        return this.name(value);
+      case "boolean": return this.byte(value ? TRUE : FALSE);
+      case "number": {
+        if (!Number.isFinite(value)) return this.stop(WHAT.notFinite);
+        this.byte(NUMBER_TEXT);
+        this.room(8);
+        this.data.setFloat64(this.valuesAt + this.v, value, true);
+        this.v += 8;
+        return this.name(String(value));
+      }
+      case "object":
+        if (value === null) return this.byte(NULL);
+        return this.stop(WHAT.notPlain);
+      case "bigint": return this.stop(WHAT.bigint);
+      case "symbol": return this.stop(WHAT.symbol);
+      default: return this.stop(WHAT.function);
+    }
+  }
+
+  /** UNREADABLE in the values area, and the reading stops. */
+  stop(what) {
+    this.byte(UNREADABLE);
+    this.byte(what);
+    throw STOP;
+  }
+
+  /** All of `value` in the values area, as JSON.stringify reads it (without calling toJSON). */
+  compact(value, keys) {
+    if (typeof value !== "object" || value === null) return this.scalar(value);
+    const ancestors = this.ancestors;
+    if (ancestors.length >= MAX_DEPTH) return this.stop(WHAT.tooDeep);
+    if (ancestors.includes(value)) return this.stop(WHAT.cycle);
+    ancestors.push(value);
+    if (Array.isArray(value)) {
+      const length = value.length;
+      if (length > MAX_ITEMS) return this.stop(WHAT.tooLong);
+      const at = this.start(ARRAY_WHOLE);
+      for (let i = 0; i < length; i++) {
+        const item = value[i];
+        if (item === undefined) this.byte(NULL);
+        else this.compact(item);
+      }
+      this.close(at, length);
+    } else {
+      if (!isPlain(value)) return this.stop(WHAT.notPlain);
+      const at = this.start(OBJECT_WHOLE);
+      let count = 0;
+      for (const name of Object.keys(value)) {
+        const item = this.member(value, name);
+        if (item === undefined) continue;
+        if (keys !== undefined && KEY_OPTIONS.includes(name) && typeof item === "string") keys[name] = item;
+        this.compact(item);
+        count++;
+      }
+      this.close(at, count);
+    }
+    ancestors.pop();
+  }
+
+  /**
+   * An options argument, whole, but for its member `apart`, which is
+   * returned to be read as the message it is. Returns too the key options
+   * found in it (or in its member `keysIn`), to read the message under.
+   * Strings are never cut.
+   */
+  options(options, apart, keysIn) {
+    const found = { keys: {}, apart: undefined };
+    const cut = this.cut;
+    this.cut = 0;
+    if (typeof options !== "object" || options === null || Array.isArray(options) || !isPlain(options)) {
+      this.whole(options);
+    } else {
+      const at = this.open(OBJECT_WHOLE);
+      let count = 0;
+      for (const name of Object.keys(options)) {
+        if (name === apart) {
+          found.apart = options[name];
+          continue;
+        }
+        const item = this.member(options, name);
+        if (item === undefined) continue;
+        if (keysIn === undefined && KEY_OPTIONS.includes(name) && typeof item === "string") found.keys[name] = item;
+        this.compact(item, name === keysIn ? found.keys : undefined);
+        count++;
+      }
+      this.close(at, count);
+    }
+    this.cut = cut;
+    return found;
+  }
+
+  /** Runs the tape; the module's status. */
+  run() {
+    const status = this.exports.run(this.r - this.recordsAt, this.s, this.v);
+    if (this.bytes.byteLength === 0) this.view();
+    return status;
+  }
+}

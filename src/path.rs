@@ -1,0 +1,131 @@
+//! Where a diagnostic or change points: an RFC 6901 JSON Pointer, held as a
+//! chain of borrowed segments on the stack and written out only when a
+//! diagnostic or change is made.
+
+use crate::keys::KeyOptions;
+use crate::schema::{self, ENVELOPE, Key, Place};
+use crate::text;
+
+/// How many bytes of a member name a pointer keeps: a hostile, huge or
+/// control-laden key must not turn a diagnostic into a log-forging vector.
+pub(crate) const MAX_SEGMENT_BYTES: usize = 128;
+
+/// A place in a message, from the root.
+#[derive(Clone, Copy)]
+pub(crate) struct Path<'a> {
+    parent: Option<&'a Path<'a>>,
+    segment: Segment<'a>,
+}
+
+#[derive(Clone, Copy)]
+enum Segment<'a> {
+    /// The message itself, or any value a pointer starts from.
+    Root,
+    /// A place of the table, its keys taken from `keys`.
+    Place(Place, &'a KeyOptions),
+    Name(&'a str),
+    Index(usize),
+}
+
+impl<'a> Path<'a> {
+    /// The empty pointer.
+    pub(crate) const ROOT: Path<'static> = Path {
+        parent: None,
+        segment: Segment::Root,
+    };
+
+    /// The pointer of a place of the table, under the keys in force.
+    pub(crate) fn place(place: Place, keys: &'a KeyOptions) -> Self {
+        Path {
+            parent: None,
+            segment: Segment::Place(place, keys),
+        }
+    }
+
+    /// This pointer followed by the member `name`.
+    pub(crate) fn join(&'a self, name: &'a str) -> Path<'a> {
+        Path {
+            parent: Some(self),
+            segment: Segment::Name(name),
+        }
+    }
+
+    /// This pointer followed by the array index `index`.
+    pub(crate) fn index(&'a self, index: usize) -> Path<'a> {
+        Path {
+            parent: Some(self),
+            segment: Segment::Index(index),
+        }
+    }
+
+    /// The pointer as text: names escaped (`~` as `~0`, `/` as `~1`), with
+    /// AI-13 characters neutralized and long names cut.
+    pub(crate) fn render(&self) -> String {
+        let mut chain = vec![self.segment];
+        let mut at = self.parent;
+        while let Some(path) = at {
+            chain.push(path.segment);
+            at = path.parent;
+        }
+        let mut out = String::new();
+        for segment in chain.iter().rev() {
+            match *segment {
+                Segment::Root => {}
+                Segment::Place(place, keys) => {
+                    for key in schema::keys_to(place) {
+                        push_name(&mut out, key_name(key, keys));
+                    }
+                }
+                Segment::Name(name) => push_name(&mut out, name),
+                Segment::Index(index) => {
+                    out.push('/');
+                    out.push_str(&index.to_string());
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The member name a key of the table stands for, under the keys in force.
+pub(crate) fn key_name(key: Key, keys: &KeyOptions) -> &str {
+    match key {
+        Key::Root => "",
+        Key::Name(name) => name,
+        Key::Field(index) => ENVELOPE.get(index).map_or("", |field| field.name),
+        Key::Invocation => keys.invocation_key(),
+        Key::Ui => keys.ui_key(),
+    }
+}
+
+fn push_name(out: &mut String, name: &str) {
+    out.push('/');
+    for c in text::clean(name, MAX_SEGMENT_BYTES).text.chars() {
+        match c {
+            '~' => out.push_str("~0"),
+            '/' => out.push_str("~1"),
+            _ => out.push(c),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_and_neutralizes() {
+        let keys = KeyOptions::default();
+        let envelope = Path::place(Place::Envelope, &keys);
+        assert_eq!(
+            envelope.join("a/b~c").render(),
+            "/params/_meta/io.modelcontextprotocol~1aiInvocation/a~1b~0c"
+        );
+        assert_eq!(Path::ROOT.join("x\ny").index(3).render(), "/x y/3");
+        assert_eq!(Path::ROOT.render(), "");
+        assert_eq!(
+            Path::place(Place::BareTurnId, &keys).render(),
+            "/params/_meta/turnId"
+        );
+    }
+}

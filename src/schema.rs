@@ -1,0 +1,468 @@
+//! The one table of a message: the SEP-2817 envelope's fields, each with its
+//! members, rule, byte limit and policy, and every other place a rule reads.
+//! The views of [`crate::view`] are built from it, every rule reads those
+//! views, and the npm package's reader is generated from it: nothing else
+//! spells the schema out.
+
+use crate::diagnostics::Rule;
+use crate::json::Kind;
+use crate::policy::{FieldPolicy, IntentPolicy, Policy};
+
+/// What a member of an envelope field holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Holds {
+    /// A string: neutralized (AI-13) and cut to the field's limit (AI-14).
+    Text,
+    /// A boolean that says the field's text was withheld or changed (AI-15).
+    Flag,
+}
+
+impl Holds {
+    /// The JSON type the member must have.
+    pub(crate) fn kind(self) -> Kind {
+        match self {
+            Holds::Text => Kind::String,
+            Holds::Flag => Kind::Bool,
+        }
+    }
+}
+
+/// One member an envelope field defines.
+#[derive(Debug)]
+pub(crate) struct Member {
+    pub name: &'static str,
+    pub holds: Holds,
+    /// Without it the field is malformed (AI-3, AI-4).
+    pub required: bool,
+}
+
+/// What a policy does with a field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Handling {
+    /// Keep it, made safe.
+    Keep,
+    /// Remove its text and set its flag (AI-15).
+    Redact,
+    /// Remove it whole.
+    Drop,
+}
+
+/// One field of the envelope: a string (`members` empty) or an object
+/// holding `members`.
+#[derive(Debug)]
+pub(crate) struct Field {
+    pub name: &'static str,
+    /// The rule its shape is checked against (AI-3, AI-4, AI-5, AI-7).
+    pub rule: Rule,
+    pub members: &'static [Member],
+    /// The byte limit of its text, under a policy.
+    pub limit: fn(&Policy) -> u32,
+    /// What a policy does with it.
+    pub handling: fn(&Policy) -> Handling,
+}
+
+impl Field {
+    /// Whether the field is an object of members (else it is a string).
+    pub(crate) fn is_object(&self) -> bool {
+        !self.members.is_empty()
+    }
+
+    /// The member holding the field's text.
+    pub(crate) fn text(&self) -> Option<(usize, &'static Member)> {
+        self.members
+            .iter()
+            .enumerate()
+            .find(|(_, member)| member.holds == Holds::Text)
+    }
+
+    /// The member flagging the text as withheld or changed.
+    pub(crate) fn flag(&self) -> Option<(usize, &'static Member)> {
+        self.members
+            .iter()
+            .enumerate()
+            .find(|(_, member)| member.holds == Holds::Flag)
+    }
+
+    /// The names of its members, for telling them from unknown ones.
+    pub(crate) fn member_names(&self) -> impl Iterator<Item = &'static str> + Clone {
+        self.members.iter().map(|member| member.name)
+    }
+}
+
+fn keep_or_drop(policy: FieldPolicy) -> Handling {
+    match policy {
+        FieldPolicy::Keep => Handling::Keep,
+        FieldPolicy::Drop => Handling::Drop,
+    }
+}
+
+/// The most members any field has.
+pub(crate) const MAX_MEMBERS: usize = 2;
+
+/// The SEP-2817 envelope (AI-2..AI-7). The order is the order of
+/// diagnostics and changes.
+pub(crate) const ENVELOPE: [Field; 4] = [
+    Field {
+        name: "invocationReason",
+        rule: Rule::Ai3,
+        members: &[Member {
+            name: "text",
+            holds: Holds::Text,
+            required: true,
+        }],
+        limit: |policy| policy.max_reason_bytes,
+        handling: |policy| keep_or_drop(policy.invocation_reason),
+    },
+    Field {
+        name: "model",
+        rule: Rule::Ai4,
+        members: &[Member {
+            name: "name",
+            holds: Holds::Text,
+            required: true,
+        }],
+        limit: |policy| policy.max_model_bytes,
+        handling: |policy| keep_or_drop(policy.model),
+    },
+    Field {
+        name: "userIntent",
+        rule: Rule::Ai5,
+        members: &[
+            Member {
+                name: "text",
+                holds: Holds::Text,
+                required: false,
+            },
+            Member {
+                name: "redacted",
+                holds: Holds::Flag,
+                required: false,
+            },
+        ],
+        limit: |policy| policy.max_intent_bytes,
+        handling: |policy| match policy.user_intent {
+            IntentPolicy::Keep => Handling::Keep,
+            IntentPolicy::Redact => Handling::Redact,
+            IntentPolicy::Drop => Handling::Drop,
+        },
+    },
+    Field {
+        name: "turnId",
+        rule: Rule::Ai7,
+        members: &[],
+        limit: |policy| policy.max_turn_id_bytes,
+        handling: |_| Handling::Keep,
+    },
+];
+
+/// The index of `turnId` in [`ENVELOPE`].
+pub(crate) const TURN_ID: usize = 3;
+/// The index of `userIntent` in [`ENVELOPE`].
+pub(crate) const USER_INTENT: usize = 2;
+
+/// The names of the envelope's fields.
+pub(crate) fn field_names() -> impl Iterator<Item = &'static str> + Clone {
+    ENVELOPE.iter().map(|field| field.name)
+}
+
+/// A place of a message a rule reads, and where the core may write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Place {
+    /// The message itself.
+    Root,
+    Method,
+    Id,
+    Error,
+    Result,
+    /// `result._meta`.
+    ResultMeta,
+    /// `result._meta[invocationKey]`: what a response echoes (AI-11).
+    Echo,
+    Params,
+    /// `params.name`: the tool of a `tools/call`.
+    Tool,
+    /// `params._meta`.
+    Meta,
+    /// `params._meta[invocationKey]`: the SEP-2817 envelope.
+    Envelope,
+    /// `params._meta[uiKey]`: the MCP Apps entry.
+    Ui,
+    /// `params._meta[uiKey].initiator` (UI-1..UI-7).
+    Initiator,
+    /// `params._meta.invocationReason` and the other bare keys (AI-9), in
+    /// the order of [`ENVELOPE`].
+    BareReason,
+    BareModel,
+    BareIntent,
+    BareTurnId,
+    /// `params.arguments`, read only to lift legacy arguments (AI-17).
+    Arguments,
+    /// `params.arguments.user_query`.
+    UserQuery,
+    /// `params.arguments.invocation_reason`.
+    LegacyReason,
+}
+
+impl Place {
+    /// How many places there are.
+    pub(crate) const COUNT: usize = Place::LegacyReason as usize + 1;
+
+    /// The bare keys of `_meta`, in the order of [`ENVELOPE`].
+    pub(crate) const BARE: [Place; 4] = [
+        Place::BareReason,
+        Place::BareModel,
+        Place::BareIntent,
+        Place::BareTurnId,
+    ];
+}
+
+/// The name of a place in its parent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Key {
+    /// The message has no parent.
+    Root,
+    Name(&'static str),
+    /// The name of a field of [`ENVELOPE`] (a bare key).
+    Field(usize),
+    /// The configured invocation key (KEY-3).
+    Invocation,
+    /// The configured `ui` key (KEY-3).
+    Ui,
+}
+
+/// How much of a place's value is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Read {
+    /// Its type, and its value when a string, number or boolean.
+    Scalar,
+    /// Its type, and the places under it when it is an object.
+    Object,
+    /// An envelope: its type, and, as the call plans, the fields of
+    /// [`ENVELOPE`] and the members they define, and its other members.
+    Envelope,
+}
+
+/// Which calls read a place (and the places under it): every call, or only
+/// those that ask for its group. A binding reads no more of a message than
+/// its call asks for; `params.arguments` is never touched but to lift
+/// legacy arguments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Group {
+    Always,
+    /// `params.arguments` and the legacy arguments (AI-17).
+    Legacy,
+    /// `id` and the tool name, for audit records.
+    Names,
+    /// `error` and `result`, down to the echo (AI-11).
+    Response,
+    /// The `ui` entry and its `initiator` (UI-1..UI-7).
+    Ui,
+    /// The bare keys of `_meta` (AI-9).
+    Bare,
+}
+
+impl Group {
+    /// The group's bit in what a call reads.
+    pub(crate) const fn bit(self) -> Reads {
+        match self {
+            Group::Always => 0,
+            Group::Legacy => 4,
+            Group::Names => 8,
+            Group::Response => 16,
+            Group::Ui => 32,
+            Group::Bare => 64,
+        }
+    }
+}
+
+/// What a call reads of a message: the bits of the groups of places its
+/// rules read, and [`FIELDS`] when they read the envelope's fields rather
+/// than its type alone.
+pub(crate) type Reads = u8;
+
+/// Read the envelope's fields, not just its type.
+pub(crate) const FIELDS: Reads = 1;
+
+/// The most children a place has.
+#[cfg(any(test, feature = "value"))]
+pub(crate) const MAX_CHILDREN: usize = 6;
+
+/// One place in the tree of a message.
+#[derive(Debug)]
+pub(crate) struct Node {
+    pub place: Place,
+    pub key: Key,
+    pub read: Read,
+    pub group: Group,
+    pub children: &'static [Node],
+}
+
+const fn leaf(place: Place, key: Key, read: Read) -> Node {
+    Node {
+        place,
+        key,
+        read,
+        group: Group::Always,
+        children: &[],
+    }
+}
+
+const fn grouped(group: Group, node: Node) -> Node {
+    Node { group, ..node }
+}
+
+/// Every place a rule reads, as a tree from the message down, in the order
+/// it is read.
+pub(crate) const MESSAGE: Node = Node {
+    place: Place::Root,
+    key: Key::Root,
+    read: Read::Object,
+    group: Group::Always,
+    children: &[
+        leaf(Place::Method, Key::Name("method"), Read::Scalar),
+        grouped(Group::Names, leaf(Place::Id, Key::Name("id"), Read::Scalar)),
+        grouped(
+            Group::Response,
+            leaf(Place::Error, Key::Name("error"), Read::Scalar),
+        ),
+        Node {
+            place: Place::Result,
+            key: Key::Name("result"),
+            read: Read::Object,
+            group: Group::Response,
+            children: &[Node {
+                place: Place::ResultMeta,
+                key: Key::Name("_meta"),
+                read: Read::Object,
+                group: Group::Always,
+                children: &[leaf(Place::Echo, Key::Invocation, Read::Envelope)],
+            }],
+        },
+        Node {
+            place: Place::Params,
+            key: Key::Name("params"),
+            read: Read::Object,
+            group: Group::Always,
+            children: &[
+                grouped(
+                    Group::Names,
+                    leaf(Place::Tool, Key::Name("name"), Read::Scalar),
+                ),
+                Node {
+                    place: Place::Meta,
+                    key: Key::Name("_meta"),
+                    read: Read::Object,
+                    group: Group::Always,
+                    children: &[
+                        leaf(Place::Envelope, Key::Invocation, Read::Envelope),
+                        Node {
+                            place: Place::Ui,
+                            key: Key::Ui,
+                            read: Read::Object,
+                            group: Group::Ui,
+                            children: &[leaf(
+                                Place::Initiator,
+                                Key::Name("initiator"),
+                                Read::Scalar,
+                            )],
+                        },
+                        grouped(
+                            Group::Bare,
+                            leaf(Place::BareReason, Key::Field(0), Read::Scalar),
+                        ),
+                        grouped(
+                            Group::Bare,
+                            leaf(Place::BareModel, Key::Field(1), Read::Scalar),
+                        ),
+                        grouped(
+                            Group::Bare,
+                            leaf(Place::BareIntent, Key::Field(2), Read::Scalar),
+                        ),
+                        grouped(
+                            Group::Bare,
+                            leaf(Place::BareTurnId, Key::Field(3), Read::Scalar),
+                        ),
+                    ],
+                },
+                Node {
+                    place: Place::Arguments,
+                    key: Key::Name("arguments"),
+                    read: Read::Object,
+                    group: Group::Legacy,
+                    children: &[
+                        leaf(Place::UserQuery, Key::Name("user_query"), Read::Scalar),
+                        leaf(
+                            Place::LegacyReason,
+                            Key::Name("invocation_reason"),
+                            Read::Scalar,
+                        ),
+                    ],
+                },
+            ],
+        },
+    ],
+};
+
+/// The keys from the message down to `place`, outermost first; `None` for
+/// the message itself.
+pub(crate) fn keys_to(place: Place) -> Vec<Key> {
+    fn walk(node: &Node, place: Place, out: &mut Vec<Key>) -> bool {
+        if node.place == place {
+            return true;
+        }
+        for child in node.children {
+            out.push(child.key);
+            if walk(child, place, out) {
+                return true;
+            }
+            out.pop();
+        }
+        false
+    }
+    let mut out = Vec::new();
+    walk(&MESSAGE, place, &mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_place_is_in_the_tree_once() {
+        fn places(node: &Node, out: &mut Vec<Place>) {
+            out.push(node.place);
+            for child in node.children {
+                places(child, out);
+            }
+        }
+        let mut found = Vec::new();
+        places(&MESSAGE, &mut found);
+        assert_eq!(found.len(), Place::COUNT);
+        fn widest(node: &Node) -> usize {
+            node.children
+                .iter()
+                .map(widest)
+                .fold(node.children.len(), usize::max)
+        }
+        assert_eq!(widest(&MESSAGE), MAX_CHILDREN);
+        for (index, place) in found.iter().enumerate() {
+            assert_eq!(
+                *place as usize, index,
+                "{place:?} is read in declaration order"
+            );
+        }
+    }
+
+    #[test]
+    fn the_bare_keys_are_the_field_names() {
+        let bare: Vec<Key> = Place::BARE
+            .iter()
+            .map(|place| *keys_to(*place).last().expect("a key"))
+            .collect();
+        assert_eq!(bare, (0..4).map(Key::Field).collect::<Vec<_>>());
+        assert_eq!(ENVELOPE[TURN_ID].name, "turnId");
+        assert_eq!(ENVELOPE[USER_INTENT].name, "userIntent");
+        assert!(ENVELOPE.iter().all(|f| f.members.len() <= MAX_MEMBERS));
+    }
+}

@@ -1,0 +1,256 @@
+//! A message as every rule reads it: the places of the table
+//! ([`crate::schema`]), each a borrowed [`Slot`]. Natively a view is built
+//! from a `&serde_json::Value` without copying anything; the wasm build
+//! builds it from what JS read of the same places.
+
+#[cfg(feature = "value")]
+use serde_json::Value;
+
+use crate::json::{Slot, Tree};
+#[cfg(feature = "value")]
+use crate::schema::ENVELOPE;
+use crate::schema::{Field, MAX_MEMBERS, Place};
+#[cfg(feature = "value")]
+use crate::{
+    keys::KeyOptions,
+    path::key_name,
+    schema::{FIELDS, MAX_CHILDREN, Node, Read, Reads},
+};
+
+/// One field of an envelope.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct FieldView<'a> {
+    pub value: Slot<'a>,
+    /// The members the table defines for it, in its order.
+    pub members: [Slot<'a>; MAX_MEMBERS],
+    /// How many members it has that the table does not define.
+    pub others: usize,
+}
+
+/// An invocation envelope: a request's, a response's echo, or one given to
+/// `attachInvocation`.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Envelope<'a> {
+    pub value: Slot<'a>,
+    /// The fields of [`ENVELOPE`], in its order.
+    pub fields: [FieldView<'a>; 4],
+    /// How many members it has that the table does not define.
+    pub others: usize,
+}
+
+/// Whether two member names are the same, the lengths and first bytes
+/// compared before the rest (most names differ in those).
+#[cfg(feature = "value")]
+#[inline]
+fn same(known: &str, name: &str) -> bool {
+    known.len() == name.len()
+        && known.as_bytes().first() == name.as_bytes().first()
+        && known == name
+}
+
+/// Unknown members of an object: those whose name is not in `known`,
+/// sorted by name so that every runtime reports them in one order. `others`
+/// says how many there are.
+pub(crate) fn unknown<'a>(
+    tree: Tree<'a>,
+    others: usize,
+    known: impl Iterator<Item = &'static str> + Clone,
+) -> Vec<(&'a str, Slot<'a>)> {
+    let mut found = Vec::with_capacity(others.min(64));
+    found.extend(
+        tree.members()
+            .filter(|(name, _)| !known.clone().any(|known| known == *name)),
+    );
+    found.sort_by(|a, b| a.0.cmp(b.0));
+    found
+}
+
+impl<'a> Envelope<'a> {
+    /// The unknown members of the envelope itself.
+    #[inline]
+    pub(crate) fn unknown(&self) -> Vec<(&'a str, Slot<'a>)> {
+        if self.others == 0 {
+            return Vec::new();
+        }
+        unknown(self.value.tree(), self.others, crate::schema::field_names())
+    }
+
+    /// The string `turnId`, when the envelope is an object holding one.
+    pub(crate) fn turn_id(&self) -> Option<crate::json::Text<'a>> {
+        self.fields
+            .get(crate::schema::TURN_ID)
+            .and_then(|field| field.value.text())
+    }
+
+    /// The view of an envelope value: one pass over its members, each given
+    /// to the field it names.
+    #[cfg(feature = "value")]
+    pub(crate) fn of(value: &'a Value) -> Self {
+        let mut envelope = Envelope::default();
+        envelope.read(value);
+        envelope
+    }
+
+    /// Makes this the view of `value`, in place.
+    #[cfg(feature = "value")]
+    fn read(&mut self, value: &'a Value) {
+        let envelope = self;
+        envelope.value = Slot::of(value);
+        let Value::Object(members) = value else {
+            return;
+        };
+        for (name, value) in members {
+            let fields = ENVELOPE.iter().zip(envelope.fields.iter_mut());
+            let Some((field, view)) = fields.into_iter().find(|(field, _)| same(field.name, name))
+            else {
+                envelope.others += 1;
+                continue;
+            };
+            view.value = Slot::of(value);
+            let Value::Object(inner) = value else {
+                continue;
+            };
+            for (name, value) in inner {
+                let members = field.members.iter().zip(view.members.iter_mut());
+                match members
+                    .into_iter()
+                    .find(|(member, _)| same(member.name, name))
+                {
+                    Some((_, slot)) => *slot = Slot::of(value),
+                    None => view.others += 1,
+                }
+            }
+        }
+    }
+}
+
+impl<'a> FieldView<'a> {
+    /// The unknown members of this field, which is `field`.
+    #[inline]
+    pub(crate) fn unknown(&self, field: &Field) -> Vec<(&'a str, Slot<'a>)> {
+        if self.others == 0 {
+            return Vec::new();
+        }
+        unknown(self.value.tree(), self.others, field.member_names())
+    }
+}
+
+/// A message, as far as the rules read it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Message<'a> {
+    slots: [Slot<'a>; Place::COUNT],
+    /// `params._meta[invocationKey]`.
+    pub envelope: Envelope<'a>,
+    /// `result._meta[invocationKey]`.
+    pub echo: Envelope<'a>,
+}
+
+impl<'a> Message<'a> {
+    /// A message of which nothing is known yet.
+    #[inline(always)]
+    pub(crate) fn empty() -> Self {
+        Message {
+            slots: [Slot::Absent; Place::COUNT],
+            envelope: Envelope::default(),
+            echo: Envelope::default(),
+        }
+    }
+
+    /// What stands at `place`; absent when a parent is not an object.
+    pub(crate) fn get(&self, place: Place) -> Slot<'a> {
+        self.slots.get(place as usize).copied().unwrap_or_default()
+    }
+
+    /// Puts what stands at `place`.
+    pub(crate) fn set(&mut self, place: Place, slot: Slot<'a>) {
+        if let Some(at) = self.slots.get_mut(place as usize) {
+            *at = slot;
+        }
+    }
+
+    /// Whether this is a request or notification: an object with a string `method`.
+    pub(crate) fn is_request(&self) -> bool {
+        self.get(Place::Root).is_object() && self.get(Place::Method).str().is_some()
+    }
+
+    /// The view of a `serde_json::Value`, its configured keys as `keys`
+    /// says, of the places a call `reads` (the others stay absent).
+    #[cfg(feature = "value")]
+    #[inline(always)]
+    pub(crate) fn of(message: &'a Value, keys: &KeyOptions, reads: Reads) -> Self {
+        let mut view = Message::empty();
+        view.read(&crate::schema::MESSAGE, message, keys, reads);
+        view
+    }
+
+    #[cfg(feature = "value")]
+    fn read(&mut self, node: &Node, value: &'a Value, keys: &KeyOptions, reads: Reads) {
+        self.set(node.place, Slot::of(value));
+        match node.read {
+            Read::Envelope if node.place == Place::Echo => self.echo.read(value),
+            Read::Envelope if reads & FIELDS == 0 => self.envelope.value = Slot::of(value),
+            Read::Envelope => self.envelope.read(value),
+            Read::Object => {
+                let Value::Object(members) = value else {
+                    return;
+                };
+                // The children's names, resolved once; then one pass over
+                // the members, each given to the child it names.
+                let mut names = [""; MAX_CHILDREN];
+                for (name, child) in names.iter_mut().zip(node.children) {
+                    *name = key_name(child.key, keys);
+                }
+                for (name, value) in members {
+                    let mut children = node.children.iter().zip(names);
+                    let found = children.find(|(_, known)| same(known, name));
+                    if let Some((child, _)) =
+                        found.filter(|(child, _)| reads & child.group.bit() == child.group.bit())
+                    {
+                        self.read(child, value, keys, reads);
+                    }
+                }
+            }
+            Read::Scalar => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::Kind;
+    use serde_json::json;
+
+    #[test]
+    fn every_place_is_read_under_the_keys_in_force() {
+        let message = json!({"method": "tools/call", "id": 3, "params": {"name": "t",
+            "arguments": {"user_query": "q"},
+            "_meta": {"com.example/ai": {"turnId": "t-1", "userIntent": {"text": "x", "v": 1}, "x": 2},
+                      "com.example/ui": {"initiator": "app"}, "model": {}}}});
+        let keys = KeyOptions {
+            invocation_key: Some("com.example/ai".into()),
+            ui_key: Some("com.example/ui".into()),
+        };
+        let view = Message::of(&message, &keys, Reads::MAX);
+        assert!(view.is_request());
+        assert_eq!(view.get(Place::Initiator).str(), Some("app"));
+        assert_eq!(view.get(Place::BareModel).kind(), Some(Kind::Object));
+        assert_eq!(view.get(Place::UserQuery).str(), Some("q"));
+        assert_eq!(view.envelope.turn_id().map(|t| t.text), Some("t-1"));
+        let intent = view.envelope.fields[crate::schema::USER_INTENT];
+        assert_eq!(intent.members[0].str(), Some("x"));
+        assert_eq!(
+            intent.unknown(&ENVELOPE[crate::schema::USER_INTENT]).len(),
+            1
+        );
+        assert_eq!(
+            view.envelope
+                .unknown()
+                .iter()
+                .map(|(n, _)| *n)
+                .collect::<Vec<_>>(),
+            ["x"]
+        );
+        assert!(!view.get(Place::Result).is_present());
+    }
+}

@@ -1,0 +1,177 @@
+//! The answer: what the core says back to JS, in one compact form.
+//!
+//! ```text
+//! report  := valid:u8 diagnostics
+//! changes := count:u32 (action:u8 path:str rule:u8){count}
+//! edits   := count:u32 (target put){count}
+//! target  := place:u8 field:u8 member:u8 name:opt      (255: no field, no member)
+//! put     := 0 | 1 str | 2 bool:u8 | 3 | 4 json:str | 5 input:u8 target
+//!            (remove, text, boolean, empty object, JSON text, copy)
+//! record  := method:str tool:opt id asserted{4}:opt redacted:u8
+//!            initiator:opt witnessed{3}:opt diagnostics
+//! diagnostics := count:u32 (code:u8 severity:u8 rule:u8 path:str message:str){count}
+//! id      := 0 | 1 f64 | 2 str                          (none, number, string)
+//! error   := class:u8 code:u8 message:str                (0 TypeError, 1 RangeError)
+//! retry   := flags:u8 cut:u32                            (read the message again so)
+//! opt     := 0 | 1 str
+//! str     := len:u32 utf8[len]
+//! ```
+
+use crate::audit::{AuditRecord, RequestId};
+use crate::diagnostics::{Change, Diagnostic, Report};
+use crate::edit::{Edit, Put, Target};
+use crate::error::Error;
+
+/// "No field" or "no member" in a target.
+const NONE: u8 = u8::MAX;
+
+/// An answer being written.
+pub(super) struct Answer<'a>(pub &'a mut Vec<u8>);
+
+impl Answer<'_> {
+    fn u8(&mut self, byte: u8) {
+        self.0.push(byte);
+    }
+
+    fn u32(&mut self, value: u32) {
+        self.0.extend_from_slice(&value.to_le_bytes());
+    }
+
+    fn str(&mut self, text: &str) {
+        self.u32(u32::try_from(text.len()).unwrap_or(u32::MAX));
+        self.0.extend_from_slice(text.as_bytes());
+    }
+
+    fn opt(&mut self, text: Option<&str>) {
+        match text {
+            Some(text) => {
+                self.u8(1);
+                self.str(text);
+            }
+            None => self.u8(0),
+        }
+    }
+
+    fn index(&mut self, index: Option<usize>) {
+        self.u8(index
+            .and_then(|index| u8::try_from(index).ok())
+            .unwrap_or(NONE));
+    }
+
+    pub(super) fn report(&mut self, report: &Report) {
+        self.u8(u8::from(report.valid));
+        self.diagnostics(&report.diagnostics);
+    }
+
+    fn diagnostics(&mut self, diagnostics: &[Diagnostic]) {
+        self.u32(u32::try_from(diagnostics.len()).unwrap_or(u32::MAX));
+        for diagnostic in diagnostics {
+            self.u8(diagnostic.code as u8);
+            self.u8(diagnostic.severity as u8);
+            self.u8(diagnostic.rule as u8);
+            self.str(&diagnostic.path);
+            self.str(&diagnostic.message);
+        }
+    }
+
+    pub(super) fn changes(&mut self, changes: &[Change]) {
+        self.u32(u32::try_from(changes.len()).unwrap_or(u32::MAX));
+        for change in changes {
+            self.u8(change.action as u8);
+            self.str(&change.path);
+            self.u8(change.rule as u8);
+        }
+    }
+
+    fn target(&mut self, target: &Target) {
+        self.u8(target.place as u8);
+        self.index(target.field);
+        self.index(target.member);
+        self.opt(target.name.as_deref());
+    }
+
+    pub(super) fn edits(&mut self, edits: &[Edit]) {
+        self.u32(u32::try_from(edits.len()).unwrap_or(u32::MAX));
+        for edit in edits {
+            self.target(&edit.target);
+            match &edit.put {
+                Put::Remove => self.u8(0),
+                Put::Text(text) => {
+                    self.u8(1);
+                    self.str(text);
+                }
+                Put::Bool(flag) => {
+                    self.u8(2);
+                    self.u8(u8::from(*flag));
+                }
+                Put::Object => self.u8(3),
+                Put::Json(json) => {
+                    self.u8(4);
+                    self.str(json);
+                }
+                Put::Copy { input, target } => {
+                    self.u8(5);
+                    self.index(Some(*input));
+                    self.target(target);
+                }
+            }
+        }
+    }
+
+    pub(super) fn record(&mut self, record: &AuditRecord) {
+        self.str(&record.method);
+        self.opt(record.tool.as_deref());
+        match &record.request_id {
+            None => self.u8(0),
+            Some(RequestId::Number(number)) => {
+                self.u8(1);
+                self.0
+                    .extend_from_slice(&number.as_f64().unwrap_or(f64::NAN).to_le_bytes());
+            }
+            Some(RequestId::String(id)) => {
+                self.u8(2);
+                self.str(id);
+            }
+        }
+        let asserted = &record.client_asserted;
+        for text in [
+            &asserted.turn_id,
+            &asserted.model,
+            &asserted.invocation_reason,
+            &asserted.user_intent,
+        ] {
+            self.opt(text.as_deref());
+        }
+        self.u8(match asserted.user_intent_redacted {
+            None => 0,
+            Some(false) => 1,
+            Some(true) => 2,
+        });
+        self.opt(record.host_attested.initiator.as_deref());
+        let witnessed = &record.witnessed;
+        for text in [
+            &witnessed.received_at,
+            &witnessed.principal,
+            &witnessed.session_id,
+        ] {
+            self.opt(text.as_deref());
+        }
+        self.diagnostics(&record.diagnostics);
+    }
+
+    pub(super) fn error(&mut self, error: &Error) {
+        self.u8(u8::from(error.js_class() == "RangeError"));
+        self.u8(error.code() as u8);
+        self.str(&error.to_string());
+    }
+
+    pub(super) fn retry(&mut self, flags: u8, cut: u32) {
+        self.u8(flags);
+        self.u32(cut);
+    }
+
+    /// Raw text, for the description of the table.
+    pub(super) fn text(&mut self, text: &str) {
+        self.0.extend_from_slice(text.as_bytes());
+    }
+}

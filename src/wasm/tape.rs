@@ -1,0 +1,548 @@
+//! The tape: what JS hands over in one call. JS reads the places of the
+//! table ([`crate::schema`]) and writes one record for each, in table order;
+//! this module reads them back as the views every rule reads.
+//!
+//! A tape is three areas of the module's memory:
+//!
+//! ```text
+//! records  := header record*             16 bytes each
+//! header   := op:u8 flags:u8 _:u16 cut:u32 _:u64
+//! record   := tag:u8 flags:u8 _:u48 payload:u64
+//!             NUMBER: the f64; STRING: offset:u32 length:u32 in `strings`;
+//!             ARRAY_WHOLE, OBJECT_WHOLE: offset:u32 in `values`;
+//!             UNREADABLE: what it was, in `flags`; the rest: nothing
+//! strings  := the UTF-8 of every string of the records, one after another
+//! values   := values read whole, in the compact form of json::compact
+//! ```
+//!
+//! The records of a message follow the tree of places: a place's children
+//! follow it when it is an object; a place of a group follows only when the
+//! flags hold the group's bit (`Group::bit`), and so do those under it. An
+//! envelope's record is followed, when it is an object and FIELDS is set, by
+//! each field's, then a record of its other members (ABSENT, or a whole
+//! object of them, by type or with WHOLE whole); a field that is an object
+//! is followed by its members' records and a record of its other members.
+//!
+//! Strings are cut at `cut` UTF-16 code units (0: never). When JS meets a
+//! value it cannot read as JSON it writes an UNREADABLE record where the
+//! value's would be, or inside a whole value, and stops, leaving the whole
+//! values it was in unfinished (their size `UNFINISHED`): [`Unreadable`]
+//! says where.
+
+use crate::diagnostics::{Code, Diagnostic, Rule};
+use crate::error::Error;
+use crate::json::compact;
+use crate::json::{Number, Slot, Text, Tree};
+use crate::keys::KeyOptions;
+use crate::path::Path;
+use crate::schema::{ENVELOPE, FIELDS, MESSAGE, Node, Place, Read};
+use crate::view::{Envelope, Message};
+
+/// Read unknown members whole, not just their type: a flag of the tape,
+/// beside the reads of [`crate::schema::Reads`].
+pub(super) const WHOLE: u8 = 2;
+
+/// The size and count a container has while JS has not finished it.
+pub(super) const UNFINISHED: u32 = u32::MAX;
+
+/// Why JS could not read a value as JSON, by the byte after `UNREADABLE`:
+/// the name JS knows it by, and what a message says of it.
+pub(super) const WHAT: [(&str, &str); 9] = [
+    ("threw", "a getter or Proxy trap threw"),
+    ("bigint", "a BigInt"),
+    ("symbol", "a symbol"),
+    ("function", "a function"),
+    (
+        "notPlain",
+        "an object that is not plain JSON (a class instance, a Date, a Map…)",
+    ),
+    ("notFinite", "a number JSON cannot hold"),
+    ("cycle", "a cycle"),
+    ("tooDeep", "nesting deeper than 128 levels"),
+    ("tooLong", "an array of more than 1048576 items"),
+];
+
+/// A place in a JS value that cannot be read as JSON, and what stands there.
+pub(super) struct Unreadable {
+    /// RFC 6901 JSON Pointer of the place.
+    pub path: String,
+    /// What stands there, with its article: "a BigInt", "a cycle".
+    pub what: &'static str,
+}
+
+impl Unreadable {
+    fn message(&self) -> String {
+        match self.path.as_str() {
+            "" => format!("the value cannot be read as JSON: {}", self.what),
+            path => format!("`{path}` cannot be read as JSON: {}", self.what),
+        }
+    }
+
+    /// As `validate` reports it (MSG-1).
+    pub(super) fn diagnostic(&self) -> Diagnostic {
+        Diagnostic::error(
+            Code::Unreadable,
+            Rule::Msg1,
+            self.path.clone(),
+            self.message(),
+        )
+    }
+
+    /// As the other calls fail on it (TypeError).
+    pub(super) fn error(&self) -> Error {
+        Error::new(Code::Unreadable, self.message())
+    }
+}
+
+/// What the header of a tape says.
+#[derive(Clone, Copy)]
+pub(super) struct Header {
+    pub op: u8,
+    pub flags: u8,
+    /// UTF-16 code units strings were cut at; 0 for none.
+    pub cut: u32,
+}
+
+/// One place of the message tree, with the place it hangs under.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    node: &'static Node,
+    parent: Option<Place>,
+}
+
+/// The places of [`MESSAGE`] in the order they are read, each with its
+/// parent: `ORDER[place as usize]` is `place`'s. Built when compiled, where
+/// an index out of range is an error of the build, never a panic.
+#[allow(clippy::indexing_slicing)]
+const ORDER: [Entry; Place::COUNT] = {
+    const fn walk(
+        node: &'static Node,
+        parent: Option<Place>,
+        out: &mut [Option<Entry>; Place::COUNT],
+    ) {
+        out[node.place as usize] = Some(Entry { node, parent });
+        let mut at = 0;
+        while at < node.children.len() {
+            walk(&node.children[at], Some(node.place), out);
+            at += 1;
+        }
+    }
+    let mut found = [None; Place::COUNT];
+    walk(&MESSAGE, None, &mut found);
+    let mut order = [Entry {
+        node: &MESSAGE,
+        parent: None,
+    }; Place::COUNT];
+    let mut at = 0;
+    while at < Place::COUNT {
+        order[at] = match found[at] {
+            Some(entry) => entry,
+            None => panic!("a place missing from the tree"),
+        };
+        at += 1;
+    }
+    order
+};
+
+/// The bytes of a record.
+pub(super) const RECORD: usize = 16;
+
+/// The most records a tape holds, header included: the room JS keeps for
+/// them (a message has 44 at most; a call reads at most two, and an option
+/// object and an envelope).
+pub(super) const MAX_RECORDS: usize = 128;
+
+/// A tape being read, front to back.
+pub(super) struct Tape<'a> {
+    records: &'a [u8],
+    /// The next record.
+    next: usize,
+    strings: &'a str,
+    values: &'a [u8],
+    pub header: Header,
+    /// A string read so far was cut short.
+    pub cut_any: bool,
+    /// An unknown member of the envelope was read by its type only.
+    pub typed_unknown: bool,
+    /// Where reading stopped, when it did: the record that could not be
+    /// read, and whose value it is.
+    stopped: Option<(usize, At)>,
+}
+
+/// Reading failed: the tape breaks its form, or JS could not read a value.
+pub(super) enum Failure {
+    Malformed,
+    Unreadable(Unreadable),
+}
+
+/// Reading stopped; the tape keeps where.
+struct Stop;
+
+/// Whose value is being read: a place, an envelope field of it, a member
+/// of that field. Made into a pointer only when reading stops.
+#[derive(Clone, Copy)]
+struct At {
+    place: Place,
+    /// The index of the field, or `NONE`.
+    field: u8,
+    /// The index of the member, or `NONE`.
+    member: u8,
+}
+
+/// No field, no member.
+const NONE: u8 = u8::MAX;
+
+impl At {
+    const fn place(place: Place) -> Self {
+        At {
+            place,
+            field: NONE,
+            member: NONE,
+        }
+    }
+
+    fn field(self, field: usize) -> Self {
+        At {
+            field: u8::try_from(field).unwrap_or(NONE),
+            ..self
+        }
+    }
+
+    fn member(self, member: usize) -> Self {
+        At {
+            member: u8::try_from(member).unwrap_or(NONE),
+            ..self
+        }
+    }
+
+    fn render(self, keys: &KeyOptions) -> String {
+        let place = Path::place(self.place, keys);
+        let field = ENVELOPE.get(usize::from(self.field));
+        let member = field.and_then(|field| field.members.get(usize::from(self.member)));
+        match (field, member) {
+            (Some(field), Some(member)) => place.join(field.name).join(member.name).render(),
+            (Some(field), None) => place.join(field.name).render(),
+            _ => place.render(),
+        }
+    }
+}
+
+/// A record's payload as two words.
+fn words(record: &[u8; RECORD]) -> (usize, usize) {
+    let first = u32::from_le_bytes([record[8], record[9], record[10], record[11]]);
+    let second = u32::from_le_bytes([record[12], record[13], record[14], record[15]]);
+    (first as usize, second as usize)
+}
+
+impl<'a> Tape<'a> {
+    /// A tape of the three areas; `Malformed` when `strings` is not UTF-8.
+    pub(super) fn new(
+        records: &'a [u8],
+        strings: &'a [u8],
+        values: &'a [u8],
+    ) -> Result<Self, Failure> {
+        let header: &[u8; RECORD] = records
+            .get(..RECORD)
+            .and_then(|header| header.try_into().ok())
+            .ok_or(Failure::Malformed)?;
+        let strings = std::str::from_utf8(strings).map_err(|_| Failure::Malformed)?;
+        Ok(Tape {
+            records,
+            next: RECORD,
+            strings,
+            values,
+            header: Header {
+                op: header[0],
+                flags: header[1],
+                cut: u32::from_le_bytes([header[4], header[5], header[6], header[7]]),
+            },
+            cut_any: false,
+            typed_unknown: false,
+            stopped: None,
+        })
+    }
+
+    /// What the record at `at` (a byte offset) holds; `None` for an
+    /// UNREADABLE one, an unfinished whole value, or a broken record.
+    #[inline]
+    fn slot(&self, at: usize) -> Option<Slot<'a>> {
+        let record: &[u8; RECORD] = self.records.get(at..at + RECORD)?.try_into().ok()?;
+        let (first, second) = words(record);
+        Some(match record[0] {
+            compact::ABSENT => Slot::Absent,
+            compact::NULL => Slot::Null,
+            compact::FALSE => Slot::Bool(false),
+            compact::TRUE => Slot::Bool(true),
+            compact::NUMBER => {
+                let bits = u64::from_le_bytes(record[8..].try_into().ok()?);
+                Slot::Number(Number::Float(f64::from_bits(bits)))
+            }
+            compact::STRING => Slot::String(Text {
+                text: self.strings.get(first..first + second)?,
+                lossy: record[1] & compact::LOSSY != 0,
+            }),
+            compact::ARRAY => Slot::Array(Tree::Opaque),
+            compact::OBJECT => Slot::Object(Tree::Opaque),
+            compact::ARRAY_WHOLE | compact::OBJECT_WHOLE => {
+                let mut value = self.values.get(first..)?;
+                compact::value(&mut value).ok()?
+            }
+            _ => return None,
+        })
+    }
+
+    /// The next value, `at` a place for a report.
+    #[inline]
+    fn value(&mut self, at: At) -> Result<Slot<'a>, Stop> {
+        let record = self.next;
+        self.next += RECORD;
+        match self.slot(record) {
+            Some(slot) => {
+                let flags = self.records.get(record + 1).copied().unwrap_or(0);
+                self.cut_any |= matches!(slot, Slot::String(_)) && flags & compact::CUT != 0;
+                Ok(slot)
+            }
+            None => {
+                self.stopped = Some((record, at));
+                Err(Stop)
+            }
+        }
+    }
+
+    /// Why reading stopped, under the keys in force.
+    fn failure(&self, keys: &KeyOptions) -> Failure {
+        let Some((record, at)) = self.stopped else {
+            return Failure::Malformed;
+        };
+        let Some(record) = self.records.get(record..record + RECORD) else {
+            return Failure::Malformed;
+        };
+        let path = at.render(keys);
+        match record.first() {
+            Some(&compact::UNREADABLE) => Failure::Unreadable(Unreadable {
+                path,
+                what: describe(record.get(1).copied()),
+            }),
+            Some(&(compact::ARRAY_WHOLE | compact::OBJECT_WHOLE)) => {
+                let offset = record
+                    .get(8..12)
+                    .and_then(|raw| raw.try_into().ok())
+                    .map_or(usize::MAX, |raw| u32::from_le_bytes(raw) as usize);
+                match self.values.get(offset..) {
+                    Some(value) => Failure::Unreadable(locate(value, path)),
+                    None => Failure::Malformed,
+                }
+            }
+            _ => Failure::Malformed,
+        }
+    }
+
+    /// A value read whole: an option object, a key, an initiator.
+    pub(super) fn whole(&mut self) -> Result<Slot<'a>, Failure> {
+        self.value(At::place(Place::Root))
+            .map_err(|Stop| self.failure(&KeyOptions::default()))
+    }
+
+    /// Reads a message into `view`, its configured keys as `keys` says.
+    pub(super) fn message(
+        &mut self,
+        view: &mut Message<'a>,
+        keys: &KeyOptions,
+    ) -> Result<(), Failure> {
+        self.places(view).map_err(|Stop| self.failure(keys))
+    }
+
+    /// The places of a message, in table order: each one whose parent is an
+    /// object, and whose group the flags ask for.
+    fn places(&mut self, view: &mut Message<'a>) -> Result<(), Stop> {
+        for entry in &ORDER {
+            let node = entry.node;
+            let reached = entry
+                .parent
+                .is_none_or(|parent| view.get(parent).is_object());
+            if !reached || self.header.flags & node.group.bit() != node.group.bit() {
+                continue;
+            }
+            let at = At::place(node.place);
+            match node.read {
+                Read::Envelope if node.place == Place::Echo => {
+                    self.envelope_into(&mut view.echo, true, at)?;
+                    view.set(node.place, view.echo.value);
+                }
+                Read::Envelope => {
+                    self.envelope_into(&mut view.envelope, self.header.flags & FIELDS != 0, at)?;
+                    view.set(node.place, view.envelope.value);
+                    let envelope = &view.envelope;
+                    let unknown =
+                        envelope.others + envelope.fields.iter().map(|f| f.others).sum::<usize>();
+                    self.typed_unknown |= self.header.flags & WHOLE == 0 && unknown > 0;
+                }
+                _ => {
+                    let slot = self.value(at)?;
+                    view.set(node.place, slot);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// An envelope given as an argument: its type, and what is in it.
+    pub(super) fn envelope(&mut self, out: &mut Envelope<'a>) -> Result<(), Failure> {
+        self.envelope_into(out, true, At::place(Place::Root))
+            .map_err(|Stop| self.failure(&KeyOptions::default()))
+    }
+
+    /// An envelope `at` a place: its type, and with `fields` what is in it.
+    fn envelope_into(
+        &mut self,
+        envelope: &mut Envelope<'a>,
+        fields: bool,
+        at: At,
+    ) -> Result<(), Stop> {
+        envelope.value = self.value(at)?;
+        if !fields || !envelope.value.is_object() {
+            return Ok(());
+        }
+        for (index, (field, view)) in ENVELOPE.iter().zip(envelope.fields.iter_mut()).enumerate() {
+            let at = at.field(index);
+            view.value = self.value(at)?;
+            if field.is_object() && view.value.is_object() {
+                for (member, slot) in view
+                    .members
+                    .iter_mut()
+                    .take(field.members.len())
+                    .enumerate()
+                {
+                    *slot = self.value(at.member(member))?;
+                }
+                (view.value, view.others) = self.others(at)?;
+            }
+        }
+        (envelope.value, envelope.others) = self.others(at)?;
+        Ok(())
+    }
+
+    /// The members of an object `at` a place that the table does not
+    /// define, as the object's slot, and how many there are.
+    fn others(&mut self, at: At) -> Result<(Slot<'a>, usize), Stop> {
+        let slot = self.value(at)?;
+        let Slot::Object(tree @ Tree::Bytes(bytes)) = slot else {
+            return Ok((Slot::Object(Tree::Opaque), 0));
+        };
+        let mut contents = compact::contents(bytes, compact::OBJECT);
+        let count = bytes
+            .get(5..9)
+            .and_then(|raw| raw.try_into().ok())
+            .map_or(0, u32::from_le_bytes) as usize;
+        // Cut names and strings (only a value read whole holds others).
+        for _ in 0..count {
+            let name_cut = compact::text_and_cut(&mut contents).is_ok_and(|(_, cut)| cut);
+            let value_cut = if contents.first() == Some(&compact::STRING) {
+                compact::byte(&mut contents)
+                    .and_then(|_| compact::text_and_cut(&mut contents))
+                    .is_ok_and(|(_, cut)| cut)
+            } else {
+                let _skipped = compact::value(&mut contents);
+                false
+            };
+            self.cut_any |= name_cut || value_cut;
+        }
+        Ok((Slot::Object(tree), count))
+    }
+}
+
+/// Where in `bytes`, the value JS broke off at `path`, the `UNREADABLE`
+/// stands: containers finished before it are skipped, the unfinished one it
+/// is in is entered.
+fn locate(bytes: &[u8], path: String) -> Unreadable {
+    let mut bytes = bytes;
+    let mut names: Vec<String> = Vec::new();
+    let what = loop {
+        let Ok(tag) = compact::byte(&mut bytes) else {
+            break None;
+        };
+        match tag {
+            compact::UNREADABLE => break compact::byte(&mut bytes).ok(),
+            compact::ARRAY_WHOLE | compact::OBJECT_WHOLE => {
+                let _ = compact::u32(&mut bytes);
+                let _ = compact::u32(&mut bytes);
+                if tag == compact::ARRAY_WHOLE {
+                    names.push(skip_items(&mut bytes).to_string());
+                } else {
+                    match skip_members(&mut bytes) {
+                        Some(name) => names.push(name),
+                        None => break None,
+                    }
+                }
+            }
+            _ => break None,
+        }
+    };
+    let mut full = path;
+    for name in &names {
+        full.push_str(&Path::ROOT.join(name).render());
+    }
+    Unreadable {
+        path: full,
+        what: describe(what),
+    }
+}
+
+/// What the byte after UNREADABLE says JS met.
+fn describe(what: Option<u8>) -> &'static str {
+    what.and_then(|what| WHAT.get(usize::from(what)))
+        .map_or(WHAT[0].1, |(_, what)| what)
+}
+
+/// Skips the finished items of an unfinished array; how many there were.
+fn skip_items(bytes: &mut &[u8]) -> usize {
+    let mut count = 0;
+    while starts_finished(bytes) {
+        if compact::value(bytes).is_err() {
+            break;
+        }
+        count += 1;
+    }
+    count
+}
+
+/// Skips the finished members of an unfinished object; the name of the one
+/// the break is in.
+fn skip_members(bytes: &mut &[u8]) -> Option<String> {
+    loop {
+        let name = compact::text(bytes).ok()?.text.to_owned();
+        if !starts_finished(bytes) {
+            return Some(name);
+        }
+        compact::value(bytes).ok()?;
+    }
+}
+
+/// Whether the value at the head of `bytes` is complete: not the break and
+/// not a container JS left unfinished.
+fn starts_finished(bytes: &[u8]) -> bool {
+    match bytes.first() {
+        Some(&compact::UNREADABLE) | None => false,
+        Some(&(compact::ARRAY_WHOLE | compact::OBJECT_WHOLE)) => {
+            bytes
+                .get(1..5)
+                .and_then(|raw| raw.try_into().ok())
+                .map(u32::from_le_bytes)
+                != Some(UNFINISHED)
+        }
+        Some(_) => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_order_lists_each_place_after_its_parent() {
+        for (index, entry) in ORDER.iter().enumerate() {
+            assert_eq!(entry.node.place as usize, index);
+            assert!(entry.parent.is_none_or(|parent| (parent as usize) < index));
+        }
+    }
+}
