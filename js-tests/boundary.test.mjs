@@ -5,7 +5,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
+import { readFileSync } from "node:fs";
+
 import * as api from "../pkg/node.mjs";
+import { start } from "../pkg/lib/boundary.mjs";
 
 const KEY = api.AI_INVOCATION_KEY;
 const ENVELOPE = `/params/_meta/${KEY.replace("/", "~1")}`;
@@ -98,6 +101,21 @@ test("the module's memory grows for a large value, and calls go on working", () 
   const { message } = api.sanitize(withEnvelope(big), { unknownFields: "keep", maxEnvelopeBytes: 1_048_576 });
   assert.deepEqual(envelopeOf(message).vendor, big.vendor);
   assert.deepEqual(api.validate(withEnvelope({ turnId: "still here" })), { valid: true, diagnostics: [] });
+});
+
+test("what a call allocates is taken back when the next begins: memory holds steady", () => {
+  // A module of its own, to read its memory.
+  const instance = new WebAssembly.Instance(new WebAssembly.Module(readFileSync(new URL("../pkg/dist/mcp_provenance.wasm", import.meta.url))));
+  start(instance);
+  const big = withEnvelope({ vendor: { notes: Array.from({ length: 200 }, (_, i) => `note ${i} `.repeat(100)) } });
+  const policy = { unknownFields: "keep", maxEnvelopeBytes: 1_048_576 };
+  const small = withEnvelope({ turnId: "t-1", userIntent: { text: "line\nbreak" } });
+  const first = [api.sanitize(big, policy), api.sanitize(small)];
+  const held = instance.exports.memory.buffer.byteLength;
+  for (let n = 0; n < 50; n++) {
+    assert.deepEqual([api.sanitize(big, policy), api.sanitize(small)], first);
+  }
+  assert.equal(instance.exports.memory.buffer.byteLength, held);
 });
 
 test("an option named like a member of Object.prototype reads only own members", () => {

@@ -47,40 +47,38 @@ pub(crate) fn is_plain(text: &str, max_bytes: usize) -> bool {
 }
 
 /// Whether a string holds any character AI-13 neutralizes. Printable ASCII
-/// is settled eight bytes at a time; only a string with another byte has
-/// its characters decoded.
+/// is passed eight bytes at a time; only the characters after it are decoded.
 pub(crate) fn has_forbidden(text: &str) -> bool {
-    !is_printable_ascii(text.as_bytes()) && text.chars().any(|c| class(c) != Class::Keep)
+    text.get(printable_prefix(text.as_bytes())..)
+        .is_some_and(|rest| rest.chars().any(|c| class(c) != Class::Keep))
 }
 
-/// Whether every byte is printable ASCII (0x20..=0x7E).
-fn is_printable_ascii(bytes: &[u8]) -> bool {
+/// How many bytes `bytes` starts with that are printable ASCII (0x20..=0x7E),
+/// found eight at a time.
+fn printable_prefix(bytes: &[u8]) -> usize {
     const LOW: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
-    // A byte under 0x20 (a borrow only ever starts at one), or over 0x7E:
-    // its high bit is set, or its low seven bits plus one set it.
-    let outside =
-        |word: u64| (word.wrapping_sub(0x20 * LOW) & !word) | word | ((word & !HIGH) + LOW);
+    // The high bit of each byte under 0x20 or over 0x7E. A borrow of the
+    // subtraction starts only at a byte under 0x20 and moves up, so the
+    // lowest byte marked is always one that is outside.
+    let outside = |word: u64| {
+        ((word.wrapping_sub(0x20 * LOW) & !word) | word | ((word & !HIGH) + LOW)) & HIGH
+    };
     let chunks = bytes.chunks_exact(8);
     let tail = chunks.remainder();
-    let mut found = chunks
-        .map(|chunk| {
-            <[u8; 8]>::try_from(chunk).map_or(HIGH, |word| outside(u64::from_le_bytes(word)))
-        })
-        .fold(0, |found, word| found | word);
-    // The tail, as the last eight bytes when there are that many.
-    match bytes.len().checked_sub(8).and_then(|at| bytes.get(at..)) {
-        Some(last) if !tail.is_empty() => {
-            found |=
-                <[u8; 8]>::try_from(last).map_or(HIGH, |word| outside(u64::from_le_bytes(word)));
+    let mut at = 0;
+    for chunk in chunks {
+        let found =
+            <[u8; 8]>::try_from(chunk).map_or(HIGH, |word| outside(u64::from_le_bytes(word)));
+        if found != 0 {
+            return at + (found.trailing_zeros() / 8) as usize;
         }
-        _ => {
-            if tail.iter().any(|b| !(0x20..0x7F).contains(b)) {
-                return false;
-            }
-        }
+        at += 8;
     }
-    found & HIGH == 0
+    at + tail
+        .iter()
+        .take_while(|b| (0x20..0x7F).contains(*b))
+        .count()
 }
 
 /// Replaces every AI-13 character, at any length.
@@ -120,33 +118,46 @@ pub(crate) fn clean(text: &str, max_bytes: usize) -> Clean<'_> {
             truncated: false,
         };
     }
-    let mut total = 0;
-    let fits = text.chars().all(|c| {
-        total += neutral(c).len_utf8();
-        total <= max_bytes
-    });
-    let budget = if fits {
-        max_bytes
-    } else {
-        max_bytes.saturating_sub(ELLIPSIS.len())
-    };
-    let mut kept = String::with_capacity(budget.min(text.len()) + ELLIPSIS.len());
+    let budget = max_bytes.saturating_sub(ELLIPSIS.len());
+    let mut kept = String::with_capacity(text.len().min(max_bytes + 4));
     let mut neutralized = false;
-    for c in text.chars() {
-        let n = neutral(c);
-        if kept.len() + n.len_utf8() > budget {
-            break;
+    // How long `kept` was, and whether it had neutralized, when it last fit
+    // the budget: where a text too long is cut.
+    let mut fit = (0, false);
+    let mut rest = text;
+    // Neutralized text goes into `kept` until all of it is there or it is
+    // longer than `max_bytes`: printable ASCII a run at a time, the rest a
+    // character at a time.
+    while kept.len() <= max_bytes {
+        let run = printable_prefix(rest.as_bytes()).min(max_bytes + 1 - kept.len());
+        if let Some((ascii, after)) = rest.split_at_checked(run).filter(|(a, _)| !a.is_empty()) {
+            if kept.len() <= budget {
+                fit = ((kept.len() + run).min(budget), neutralized);
+            }
+            kept.push_str(ascii);
+            rest = after;
+            continue;
         }
+        let mut chars = rest.chars();
+        let Some(c) = chars.next() else { break };
+        let n = neutral(c);
         kept.push(n);
         neutralized |= n != c;
+        rest = chars.as_str();
+        if kept.len() <= budget {
+            fit = (kept.len(), neutralized);
+        }
     }
-    if !fits {
+    let truncated = kept.len() > max_bytes;
+    if truncated {
+        kept.truncate(fit.0);
         kept.push_str(ELLIPSIS);
+        neutralized = fit.1;
     }
     Clean {
         text: Cow::Owned(kept),
         neutralized,
-        truncated: !fits,
+        truncated,
     }
 }
 
@@ -171,8 +182,8 @@ mod tests {
                     bytes[at] = byte;
                     let printable = (0x20..0x7F).contains(&byte);
                     assert_eq!(
-                        is_printable_ascii(&bytes),
-                        printable,
+                        printable_prefix(&bytes),
+                        if printable { len } else { at },
                         "byte {byte:#x} at {at} of {len}"
                     );
                 }
@@ -213,5 +224,55 @@ mod tests {
             ),
             (5, true, true)
         );
+    }
+
+    /// `clean` against the plainest reading of AI-13 and AI-14: neutralize
+    /// every character, and if that is too long keep the longest prefix of
+    /// whole characters that leaves room for "…".
+    #[test]
+    fn clean_agrees_with_the_plain_reading() {
+        let reference = |text: &str, max: usize| {
+            let all: Vec<(char, char)> = text.chars().map(|c| (c, neutral(c))).collect();
+            if all.iter().map(|(_, n)| n.len_utf8()).sum::<usize>() <= max {
+                let kept: String = all.iter().map(|(_, n)| n).collect();
+                return (kept, all.iter().any(|(c, n)| c != n), false);
+            }
+            let (mut kept, mut neutralized) = (String::new(), false);
+            for (c, n) in all {
+                if kept.len() + n.len_utf8() > max - ELLIPSIS.len() {
+                    break;
+                }
+                kept.push(n);
+                neutralized |= c != n;
+            }
+            (kept + ELLIPSIS, neutralized, true)
+        };
+        let pieces = [
+            "a",
+            "bcdefghij",
+            "\n",
+            "\u{0}",
+            "é",
+            "😀",
+            "\u{202E}",
+            "\u{2028}",
+            " ",
+        ];
+        // Every string of up to five pieces from a small counter, at several limits.
+        for mut n in 0..pieces.len().pow(5) {
+            let mut text = String::new();
+            while n > 0 {
+                text.push_str(pieces[n % pieces.len()]);
+                n /= pieces.len();
+            }
+            for max in [16, 17, 18, 19, 20, 24, 31] {
+                let got = clean(&text, max);
+                assert_eq!(
+                    (got.text.into_owned(), got.neutralized, got.truncated),
+                    reference(&text, max),
+                    "{text:?} at {max}"
+                );
+            }
+        }
     }
 }

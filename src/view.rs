@@ -61,7 +61,8 @@ pub(crate) fn unknown<'a>(
         tree.members()
             .filter(|(name, _)| !known.clone().any(|known| known == *name)),
     );
-    found.sort_by(|a, b| a.0.cmp(b.0));
+    // Names are unique: an unstable sort gives the one order.
+    found.sort_unstable_by(|a, b| a.0.cmp(b.0));
     found
 }
 

@@ -4,6 +4,8 @@
 //! core's view functions do, on views read from the tape.
 
 mod answer;
+#[cfg(target_arch = "wasm32")]
+mod bump;
 mod describe;
 mod tape;
 
@@ -69,11 +71,14 @@ const RECORDS: usize = 0;
 const STRINGS: usize = 1;
 const VALUES: usize = 2;
 
+#[cfg(target_arch = "wasm32")]
+#[global_allocator]
+static ALLOCATOR: bump::Bump = bump::Bump;
+
 thread_local! {
     static RECORDS_AREA: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
     static STRINGS_AREA: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
     static VALUES_AREA: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
-    static ANSWER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
     static ANSWER_AT: Cell<usize> = const { Cell::new(0) };
 }
 
@@ -82,18 +87,23 @@ thread_local! {
 /// room stays where it is until more is asked for.
 #[unsafe(no_mangle)]
 pub extern "C" fn room(area: usize, len: usize) -> *mut u8 {
+    #[cfg(target_arch = "wasm32")]
+    bump::reset();
     let grow = |bytes: &mut Vec<u8>| {
         if bytes.len() < len {
             bytes.resize(len.next_power_of_two(), 0);
         }
         bytes.as_mut_ptr()
     };
-    match area {
+    let at = match area {
         RECORDS => RECORDS_AREA.with_borrow_mut(grow),
         STRINGS => STRINGS_AREA.with_borrow_mut(grow),
         VALUES => VALUES_AREA.with_borrow_mut(grow),
         _ => std::ptr::null_mut(),
-    }
+    };
+    #[cfg(target_arch = "wasm32")]
+    bump::keep();
+    at
 }
 
 /// Where the address of the last answer is kept.
@@ -108,20 +118,22 @@ pub extern "C" fn answer_at() -> *const usize {
 /// `MALFORMED`.
 #[unsafe(no_mangle)]
 pub extern "C" fn run(records: usize, strings: usize, values: usize) -> i32 {
+    #[cfg(target_arch = "wasm32")]
+    bump::reset();
     RECORDS_AREA.with_borrow(|bytes| {
         STRINGS_AREA.with_borrow(|text| {
             VALUES_AREA.with_borrow(|whole| {
-                ANSWER.with_borrow_mut(|out| {
-                    out.clear();
-                    let areas = (
-                        bytes.get(..records).unwrap_or_default(),
-                        text.get(..strings).unwrap_or_default(),
-                        whole.get(..values).unwrap_or_default(),
-                    );
-                    let status = call(areas, &mut Answer(out));
-                    ANSWER_AT.set(out.as_ptr() as usize);
-                    status
-                })
+                let areas = (
+                    bytes.get(..records).unwrap_or_default(),
+                    text.get(..strings).unwrap_or_default(),
+                    whole.get(..values).unwrap_or_default(),
+                );
+                let mut out = Vec::new();
+                let status = call(areas, &mut Answer(&mut out));
+                // The answer stays where it is until the next call takes its
+                // memory back (JS has read it by then).
+                ANSWER_AT.set(out.leak().as_ptr() as usize);
+                status
             })
         })
     })
