@@ -8,7 +8,7 @@ WASM := target/$(WASM_TARGET)/release/mcp_provenance.wasm
 # The npm package's module: its exports, without the serde_json::Value API.
 NPM_FEATURES := --no-default-features --features npm
 
-.PHONY: demo test build lint setup setup-wasm setup-chromium
+.PHONY: demo test bench bench-serde build lint setup setup-wasm setup-chromium
 
 demo: build
 	@node examples/prototype/run.mjs
@@ -16,6 +16,22 @@ demo: build
 test: setup lint build setup-chromium
 	$(CARGO) test
 	node --test js-tests/
+
+# The figures of the README's performance section: the package against what
+# a JS user would pick instead, cost as a message grows, and the native core.
+bench: build
+	node bench/compare.mjs
+	node bench/envelope-cost.mjs
+	$(CARGO) bench --bench native
+
+# serde-wasm-bindgen beside the package's own boundary, on the structs that
+# cross whole (bench/serde-wasm-bindgen). Needs the wasm-bindgen CLI.
+SWB := bench/serde-wasm-bindgen
+bench-serde: build
+	@wasm-bindgen --version 2>/dev/null | grep -qx "wasm-bindgen 0.2.130" || $(CARGO) install wasm-bindgen-cli --version 0.2.130
+	cd $(SWB) && $(CARGO) build --release --target $(WASM_TARGET)
+	wasm-bindgen --target nodejs --out-dir $(SWB)/target/pkg $(SWB)/target/$(WASM_TARGET)/release/serde_wasm_bindgen_bench.wasm
+	node $(SWB)/run.mjs
 
 # The npm package in pkg/, ready for `npm pack`.
 build: setup-wasm node_modules

@@ -44,7 +44,8 @@ export class Answer {
     const start = this.at;
     this.at += length;
     const bytes = this.bytes;
-    if (length <= 64) {
+    // Short ASCII is quicker made a character at a time than decoded.
+    if (length <= 12) {
       let text = "";
       for (let i = start; i < start + length; i++) {
         const byte = bytes[i];
@@ -161,19 +162,27 @@ function clone(value) {
   return out;
 }
 
-/** Appends to `path` the member names from the root of an argument to the target the answer holds next. */
+/**
+ * Writes into `path` the member names from the root of an argument to the
+ * target the answer holds next; how many there are.
+ */
 function target(answer, keys, path) {
-  for (const key of PLACE_KEYS[answer.u8()]) path.push(typeof key === "string" ? key : keys[key.configured]);
+  let n = 0;
+  for (const key of PLACE_KEYS[answer.u8()]) path[n++] = typeof key === "string" ? key : keys[key.configured];
   const field = answer.u8();
   const member = answer.u8();
   if (field !== NONE) {
-    path.push(table.envelope[field].name);
-    if (member !== NONE) path.push(table.envelope[field].members[member]);
+    path[n++] = table.envelope[field].name;
+    if (member !== NONE) path[n++] = table.envelope[field].members[member];
   }
   const name = answer.opt();
-  if (name !== undefined) path.push(name);
-  return path;
+  if (name !== undefined) path[n++] = name;
+  return n;
 }
+
+/** Member names, reused from edit to edit. */
+const path = [];
+const sourcePath = [];
 
 /**
  * A copy of `subject` carrying the edits the answer holds next: a new
@@ -184,13 +193,11 @@ function target(answer, keys, path) {
 export function apply(answer, subject, keys, inputs) {
   const root = copy(subject);
   const made = [root];
-  const path = [];
-  for (let n = answer.u32(); n > 0; n--) {
-    path.length = 0;
-    target(answer, keys, path);
-    const last = path.pop();
+  for (let edits = answer.u32(); edits > 0; edits--) {
+    const n = target(answer, keys, path);
     let at = root;
-    for (const name of path) {
+    for (let i = 0; i < n - 1; i++) {
+      const name = path[i];
       let next = own(at, name);
       if (!made.includes(next)) {
         next = typeof next === "object" && next !== null && !Array.isArray(next) ? copy(next) : {};
@@ -199,6 +206,7 @@ export function apply(answer, subject, keys, inputs) {
       }
       at = next;
     }
+    const last = path[n - 1];
     switch (answer.u8()) {
       case 0:
         delete at[last];
@@ -220,7 +228,8 @@ export function apply(answer, subject, keys, inputs) {
         break;
       default: {
         let source = inputs[answer.u8()];
-        for (const name of target(answer, keys, [])) source = own(source, name);
+        const m = target(answer, keys, sourcePath);
+        for (let i = 0; i < m; i++) source = own(source, sourcePath[i]);
         put(at, last, clone(source));
       }
     }

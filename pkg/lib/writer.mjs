@@ -56,6 +56,8 @@ export class Writer {
     this.s = 0;
     this.v = 0;
     this.cut = 0;
+    /** The CUT and LOSSY flags of the string being written. */
+    this.flags = 0;
     this.ancestors = [];
     /** Whole containers opened in the values area and not yet closed. */
     this.unfinished = 0;
@@ -124,41 +126,48 @@ export class Writer {
     if (stop) throw STOP;
   }
 
-  /** `text` into the strings area, cut at `this.cut` code units (never inside a surrogate pair); its record. */
-  string(text) {
-    let flags = 0;
-    if (this.cut !== 0 && text.length > this.cut) {
-      text = cutAt(text, this.cut);
-      flags = CUT;
-    }
+  /** `text` cut at `this.cut` code units, never inside a surrogate pair; CUT joins `this.flags` when it was. */
+  cutText(text) {
+    if (this.cut === 0 || text.length <= this.cut) return text;
+    this.flags |= CUT;
+    return cutAt(text, this.cut);
+  }
+
+  /**
+   * `text` as UTF-8 from byte `at`, where there is room for three bytes a
+   * code unit; the bytes written. LOSSY joins `this.flags` when a lone
+   * surrogate became U+FFFD.
+   */
+  utf8(text, at) {
     const length = text.length;
-    if (this.s + 3 * length > this.stringsRoom) this.grow(STRINGS, this.s + 3 * length);
     const bytes = this.bytes;
-    const start = this.stringsAt + this.s;
-    let p = start;
-    if (length > ENCODE_LONGER) {
-      const written = encoder.encodeInto(text, bytes.subarray(p, p + 3 * length)).written;
-      if (written !== length && !wellFormed(text)) flags |= LOSSY;
-      p += written;
-    } else {
-      let i = 0;
+    let i = 0;
+    if (length <= ENCODE_LONGER) {
       for (; i < length; i++) {
         const code = text.charCodeAt(i);
         if (code >= 0x80) break;
-        bytes[p++] = code;
+        bytes[at + i] = code;
       }
-      if (i < length) {
-        const rest = text.slice(i);
-        if (!wellFormed(rest)) flags |= LOSSY;
-        p += encoder.encodeInto(rest, bytes.subarray(p, p + 3 * (length - i))).written;
-      }
+      if (i === length) return length;
+      text = text.slice(i);
     }
+    const written = encoder.encodeInto(text, bytes.subarray(at + i, at + 3 * length)).written;
+    if (written !== text.length && !wellFormed(text)) this.flags |= LOSSY;
+    return i + written;
+  }
+
+  /** `text` into the strings area, cut at `this.cut` code units; its record. */
+  string(text) {
+    this.flags = 0;
+    text = this.cutText(text);
+    if (this.s + 3 * text.length > this.stringsRoom) this.grow(STRINGS, this.s + 3 * text.length);
+    const written = this.utf8(text, this.stringsAt + this.s);
     const r = this.r;
-    bytes[r] = STRING;
-    bytes[r + 1] = flags;
+    this.bytes[r] = STRING;
+    this.bytes[r + 1] = this.flags;
     this.data.setUint32(r + 8, this.s, true);
-    this.data.setUint32(r + 12, p - start, true);
-    this.s = p - this.stringsAt;
+    this.data.setUint32(r + 12, written, true);
+    this.s += written;
     this.r = r + RECORD;
   }
 
@@ -259,16 +268,13 @@ export class Writer {
 
   /** A `str` in the values area: a member name, or a string of a value read whole. */
   name(text) {
-    let flags = 0;
-    if (this.cut !== 0 && text.length > this.cut) {
-      text = cutAt(text, this.cut);
-      flags = CUT;
-    }
+    this.flags = 0;
+    text = this.cutText(text);
     this.room(5 + 3 * text.length);
     const at = this.valuesAt + this.v;
-    const written = encoder.encodeInto(text, this.bytes.subarray(at + 5, at + 5 + 3 * text.length)).written;
+    const written = this.utf8(text, at + 5);
     this.data.setUint32(at, written, true);
-    this.bytes[at + 4] = flags | (written !== text.length && !wellFormed(text) ? LOSSY : 0);
+    this.bytes[at + 4] = this.flags;
     this.v += 5 + written;
   }
 

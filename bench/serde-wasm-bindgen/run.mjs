@@ -1,0 +1,90 @@
+// serde-wasm-bindgen against the package's own boundary, in one process:
+// the core's structs made into JS values (a report with diagnostics, an
+// audit record, sanitize's changes) and an option object brought in.
+// The package's side is what it does for the same job: JS reading the
+// compact answer the core wrote (pkg/lib/answer.mjs), and JS writing an
+// option object into the tape (pkg/lib/writer.mjs). The core writing its
+// answer is left out of the package's figures: it is part of every call
+// (`run`), a copy of the bytes JS then reads. Medians of interleaved
+// rounds; it asserts only that both sides give the same values.
+//
+//   make bench-serde
+
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+
+import { Bench } from "tinybench";
+
+import { Answer } from "../../pkg/lib/answer.mjs";
+import { Writer } from "../../pkg/lib/writer.mjs";
+import { readMessage, table } from "../../pkg/dist/table.mjs";
+
+const swb = createRequire(import.meta.url)("./target/pkg/serde_wasm_bindgen_bench.js");
+const instance = new WebAssembly.Instance(new WebAssembly.Module(readFileSync(new URL("../../pkg/dist/mcp_provenance.wasm", import.meta.url))));
+const writer = new Writer(instance.exports);
+const answerAt = instance.exports.answer_at() >>> 2;
+const KEYS = [table.keys.invocation, table.keys.ui];
+
+const reference = readFileSync(new URL("../../docs/reference.md", import.meta.url), "utf8");
+const sep = JSON.parse(reference.match(/A request a model made[^]*?```json\n([^]*?)```/)[1]);
+// The SEP example with what validate warns of and sanitize changes.
+const flawed = structuredClone(sep);
+Object.assign(flawed.params._meta[table.keys.invocation], { userIntent: { text: "line\nbreak\u202e" }, vendor: 1 });
+flawed.params._meta.turnId = "bare";
+
+/** Runs `op` on `message` in the package's module; a copy of its answer (the next call takes the memory back). */
+function answer(op, message) {
+  writer.begin(table.ops[op], table.firstRead[op], table.limits.cut);
+  writer.read(() => {
+    writer.options(undefined, op === "Validate" ? "request" : undefined);
+    readMessage(writer, message, table.firstRead[op], ...KEYS);
+    if (op === "Validate") readMessage(writer, undefined, table.firstRead[op], ...KEYS);
+  });
+  const length = writer.run();
+  assert.ok(length > 0);
+  const at = writer.words[answerAt];
+  return writer.bytes.slice(at, at + length);
+}
+
+swb.prepare(JSON.stringify(flawed));
+const bytes = { report: answer("Validate", flawed), record: answer("AuditRecord", flawed), changes: answer("Sanitize", flawed) };
+const ours = {
+  report: () => new Answer(bytes.report, 0).report(),
+  record: () => new Answer(bytes.record, 0).record(),
+  changes: () => new Answer(bytes.changes, 0).changes(),
+};
+assert.deepEqual(ours.report(), swb.report());
+assert.deepEqual(ours.record(), swb.record());
+assert.deepEqual(ours.changes(), swb.changes());
+assert.ok(swb.report().diagnostics.length >= 3);
+
+const policy = { maxIntentBytes: 1024, userIntent: "redact", unknownFields: "keep", invocationKey: table.keys.invocation };
+const tasks = {
+  "Report, serde-wasm-bindgen": () => swb.report(),
+  "Report, compact answer": ours.report,
+  "AuditRecord, serde-wasm-bindgen": () => swb.record(),
+  "AuditRecord, compact answer": ours.record,
+  "changes, serde-wasm-bindgen": () => swb.changes(),
+  "changes, compact answer": ours.changes,
+  "policy in, serde-wasm-bindgen": () => swb.options(policy),
+  "policy in, tape": () => { writer.begin(0, 0, 0); writer.options(policy); return writer.v; },
+};
+
+const medians = {};
+for (let round = 0; round < 5; round++) {
+  const bench = new Bench({ time: 150, warmupTime: 50 });
+  const entries = Object.entries(tasks);
+  for (let i = 0; i < entries.length; i++) {
+    const [name, task] = entries[(i + round) % entries.length];
+    bench.add(name, () => { for (let n = 0; n < 100; n++) task(); });
+  }
+  await bench.run();
+  for (const task of bench.tasks) (medians[task.name] ??= []).push((task.result.latency.p50 * 1e6) / 100);
+}
+const median = (name) => medians[name].sort((a, b) => a - b)[2];
+console.log("median ns per conversion (5 rounds)\n");
+for (const what of ["Report", "AuditRecord", "changes", "policy in"]) {
+  const [slow, fast] = Object.keys(tasks).filter((name) => name.startsWith(`${what},`)).map(median);
+  console.log(`${what.padEnd(12)} serde-wasm-bindgen ${slow.toFixed(0).padStart(6)}  package ${fast.toFixed(0).padStart(6)}  ratio ${(slow / fast).toFixed(1)}×`);
+}
