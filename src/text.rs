@@ -47,29 +47,41 @@ pub(crate) fn is_plain(text: &str, max_bytes: usize) -> bool {
 }
 
 /// Whether a string holds any character AI-13 neutralizes. Printable ASCII
-/// is passed eight bytes at a time; only the characters after it are decoded.
+/// is settled eight bytes at a time; only a string with another byte has
+/// its characters decoded.
 pub(crate) fn has_forbidden(text: &str) -> bool {
-    text.get(printable_prefix(text.as_bytes())..)
-        .is_some_and(|rest| rest.chars().any(|c| class(c) != Class::Keep))
+    !is_printable_ascii(text.as_bytes()) && text.chars().any(|c| class(c) != Class::Keep)
 }
 
-/// How many bytes `bytes` starts with that are printable ASCII (0x20..=0x7E),
-/// found eight at a time.
+const LOW: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// The high bit of each of eight bytes that is under 0x20 or over 0x7E
+/// (all of them for a chunk shorter than eight). A borrow of the
+/// subtraction starts only at a byte under 0x20 and moves up, so the lowest
+/// byte marked is always one that is outside.
+fn outside(chunk: &[u8]) -> u64 {
+    let word = <[u8; 8]>::try_from(chunk).map_or(HIGH, u64::from_le_bytes);
+    ((word.wrapping_sub(0x20 * LOW) & !word) | word | ((word & !HIGH) + LOW)) & HIGH
+}
+
+/// Whether every byte is printable ASCII (0x20..=0x7E): all chunks at once,
+/// with no branch inside the loop.
+fn is_printable_ascii(bytes: &[u8]) -> bool {
+    let chunks = bytes.chunks_exact(8);
+    let tail = chunks.remainder();
+    chunks.fold(0, |found, chunk| found | outside(chunk)) == 0
+        && tail.iter().all(|b| (0x20..0x7F).contains(b))
+}
+
+/// How many bytes `bytes` starts with that are printable ASCII, found eight
+/// at a time.
 fn printable_prefix(bytes: &[u8]) -> usize {
-    const LOW: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    // The high bit of each byte under 0x20 or over 0x7E. A borrow of the
-    // subtraction starts only at a byte under 0x20 and moves up, so the
-    // lowest byte marked is always one that is outside.
-    let outside = |word: u64| {
-        ((word.wrapping_sub(0x20 * LOW) & !word) | word | ((word & !HIGH) + LOW)) & HIGH
-    };
     let chunks = bytes.chunks_exact(8);
     let tail = chunks.remainder();
     let mut at = 0;
     for chunk in chunks {
-        let found =
-            <[u8; 8]>::try_from(chunk).map_or(HIGH, |word| outside(u64::from_le_bytes(word)));
+        let found = outside(chunk);
         if found != 0 {
             return at + (found.trailing_zeros() / 8) as usize;
         }
@@ -176,9 +188,10 @@ mod tests {
         assert!(!has_forbidden("plain é 𝄞 \u{FFFD}"));
         assert!(has_forbidden("é\u{202E}"));
         for byte in 0..=255u8 {
-            for len in [3, 8, 18] {
+            for len in [3, 8, 18, 41] {
                 for at in 0..len {
-                    let mut bytes = b" ~abcdefghijklmn~ "[..len].to_vec();
+                    let mut bytes =
+                        b" ~abcdefghijklmn~ 0123456789ABCDEFGHIJKLMNOPQRSTUVW~"[..len].to_vec();
                     bytes[at] = byte;
                     let printable = (0x20..0x7F).contains(&byte);
                     assert_eq!(
@@ -186,6 +199,7 @@ mod tests {
                         if printable { len } else { at },
                         "byte {byte:#x} at {at} of {len}"
                     );
+                    assert_eq!(is_printable_ascii(&bytes), printable);
                 }
             }
         }

@@ -7,7 +7,8 @@
 //! and leaves one out of the module (dlmalloc: 8 KB of code).
 //!
 //! What outlives calls, the tape's areas, is allocated between calls and
-//! then kept ([`keep`]); [`reset`] takes back what was allocated since.
+//! then kept ([`keep`]); [`reset`] takes back what was allocated since. An
+//! area that grows leaves its old room behind, less than it holds now.
 
 use std::alloc::{GlobalAlloc, Layout};
 use std::arch::wasm32;
@@ -37,31 +38,63 @@ pub(super) fn keep() {
 }
 
 /// Makes the allocator hold memory up to `end`, growing the module's
-/// memory; false when it cannot grow.
+/// memory; false when it cannot grow. Out of line: it is seldom needed, and
+/// the allocator's common path is inlined wherever Rust allocates.
+#[cold]
+#[inline(never)]
 fn hold(end: usize) -> bool {
     let held = END.load(Relaxed);
     if end <= held {
         return true;
     }
     let pages = (end - held).div_ceil(PAGE);
-    let grown_from = wasm32::memory_grow(0, pages);
+    let Some(new_end) = pages
+        .checked_mul(PAGE)
+        .and_then(|bytes| held.checked_add(bytes))
+    else {
+        return false;
+    };
     // Only this allocator grows the memory, so what it grows follows what
     // it holds.
-    if grown_from == usize::MAX || grown_from * PAGE != held {
+    let grown_from = wasm32::memory_grow(0, pages);
+    if grown_from == usize::MAX || grown_from.checked_mul(PAGE) != Some(held) {
         return false;
     }
-    END.store(held + pages * PAGE, Relaxed);
+    END.store(new_end, Relaxed);
     true
 }
 
-/// The first memory held: from the end of the memory the module starts with.
-fn start() {
-    if END.load(Relaxed) == 0 {
-        let end = wasm32::memory_size(0) * PAGE;
-        END.store(end, Relaxed);
-        NEXT.store(end, Relaxed);
-        KEPT.store(end, Relaxed);
+/// Where an allocation of `layout` would start and end if made now.
+#[inline]
+fn place(layout: Layout) -> Option<(usize, usize)> {
+    let at = NEXT
+        .load(Relaxed)
+        .checked_next_multiple_of(layout.align())?;
+    Some((at, at.checked_add(layout.size())?))
+}
+
+/// Takes what `place` says, holding memory up to its end; null when the
+/// memory cannot grow that far.
+#[inline]
+fn take(place: Option<(usize, usize)>) -> *mut u8 {
+    match place {
+        Some((at, end)) if end <= END.load(Relaxed) || hold(end) => {
+            NEXT.store(end, Relaxed);
+            at as *mut u8
+        }
+        _ => ptr::null_mut(),
     }
+}
+
+/// The first allocation: the allocator starts at the end of the memory the
+/// module starts with.
+#[cold]
+fn first(layout: Layout) -> *mut u8 {
+    let end = wasm32::memory_size(0) * PAGE;
+    END.store(end, Relaxed);
+    NEXT.store(end, Relaxed);
+    KEPT.store(end, Relaxed);
+    take(place(layout))
 }
 
 // SAFETY: `alloc` hands out each byte at most once until `reset` takes it
@@ -69,15 +102,10 @@ fn start() {
 // is used any more (the answer JS has read is the last).
 unsafe impl GlobalAlloc for Bump {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        start();
-        let at = NEXT.load(Relaxed).next_multiple_of(layout.align());
-        match at.checked_add(layout.size()) {
-            Some(end) if hold(end) => {
-                NEXT.store(end, Relaxed);
-                at as *mut u8
-            }
-            _ => ptr::null_mut(),
+        if END.load(Relaxed) == 0 {
+            return first(layout);
         }
+        take(place(layout))
     }
 
     unsafe fn dealloc(&self, at: *mut u8, layout: Layout) {
@@ -89,13 +117,7 @@ unsafe impl GlobalAlloc for Bump {
     unsafe fn realloc(&self, at: *mut u8, layout: Layout, size: usize) -> *mut u8 {
         let start = at as usize;
         if start + layout.size() == NEXT.load(Relaxed) {
-            return match start.checked_add(size) {
-                Some(end) if hold(end) => {
-                    NEXT.store(end, Relaxed);
-                    at
-                }
-                _ => ptr::null_mut(),
-            };
+            return take(start.checked_add(size).map(|end| (start, end)));
         }
         // SAFETY: `layout` with `size` is a valid layout (realloc's contract).
         let moved = unsafe { self.alloc(Layout::from_size_align_unchecked(size, layout.align())) };
