@@ -30,12 +30,13 @@ export type RuleId =
 export type DiagnosticCode =
   | "not-a-message" | "unreadable" | "invalid-type" | "missing-field" | "unknown-field" | "bare-key"
   | "control-character" | "over-limit" | "echo-leak" | "turn-id-mismatch" | "unknown-initiator"
-  | "invalid-key" | "reserved-key" | "conflicting-keys" | "invalid-option";
+  | "invalid-key" | "reserved-key" | "conflicting-keys" | "invalid-option" | "unknown-option";
 
 /** The stable code of a thrown error. */
 export type ErrorCode =
   | "not-a-message" | "not-a-request" | "not-a-response" | "unreadable" | "invalid-type" | "invalid-invocation"
-  | "invalid-key" | "reserved-key" | "conflicting-keys" | "invalid-limit" | "invalid-option" | "invalid-initiator";
+  | "invalid-key" | "reserved-key" | "conflicting-keys" | "invalid-limit" | "invalid-option" | "unknown-option"
+  | "invalid-initiator";
 
 /** What every thrown error carries besides its message (which never quotes a value sent). */
 export interface ProvenanceError extends Error {

@@ -11,7 +11,7 @@ use crate::error::Error;
 use crate::initiator;
 use crate::json::Slot;
 use crate::message;
-use crate::options::Options;
+use crate::options::{Options, Read};
 use crate::path::Path;
 use crate::policy::Policy;
 use crate::sanitize::Cleaned;
@@ -63,17 +63,21 @@ impl AuditContext {
     /// ```
     #[cfg(feature = "value")]
     pub fn from_value(value: &Value) -> Result<Self, Error> {
-        Self::read(&Options::new(Slot::of(value), "audit context")?)
+        Self::from_slot(Slot::of(value))
     }
 
     /// The member holding the policy, and with it the keys.
     pub(crate) const POLICY: &str = "policy";
+}
 
-    /// Reads a context from its members.
-    pub(crate) fn read(options: &Options) -> Result<Self, Error> {
+impl Read for AuditContext {
+    const WHAT: &'static str = "audit context";
+    const NAMES: &'static [&'static str] = &["receivedAt", "principal", "sessionId", Self::POLICY];
+
+    fn read(options: &Options) -> Result<Self, Error> {
         let policy = match options.get(Self::POLICY) {
             Slot::Absent => None,
-            policy => Some(Policy::read(&Options::new(policy, "policy")?)?),
+            policy => Some(Policy::from_slot(policy)?),
         };
         Ok(AuditContext {
             received_at: options.string("receivedAt")?,

@@ -170,6 +170,9 @@ string_enum! {
         InvalidLimit => "invalid-limit",
         /// An option has the wrong type or an unknown value (error).
         InvalidOption => "invalid-option",
+        /// An options object has a member of a name it does not have (error;
+        /// a diagnostic from `validate`).
+        UnknownOption => "unknown-option",
         /// An initiator argument outside `app`, `model`, `user`, `host` (error).
         InvalidInitiator => "invalid-initiator",
     }

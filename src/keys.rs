@@ -2,7 +2,7 @@
 
 use crate::diagnostics::Code;
 use crate::error::Error;
-use crate::options::Options;
+use crate::options::{Options, Read};
 
 /// The SEP-2817 envelope key: `_meta["io.modelcontextprotocol/aiInvocation"]`.
 ///
@@ -128,27 +128,17 @@ impl KeyOptions {
     /// assert_eq!(keys.ui_key(), "com.example/ui");
     /// let err = KeyOptions::from_value(&json!({"uiKey": 5})).unwrap_err();
     /// assert_eq!(err.code(), Code::InvalidOption);
+    /// let err = KeyOptions::from_value(&json!({"uikey": "com.example/ui"})).unwrap_err();
+    /// assert_eq!(err.code(), Code::UnknownOption);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[cfg(feature = "value")]
     pub fn from_value(value: &serde_json::Value) -> Result<Self, Error> {
-        Self::read(&Options::new(crate::json::Slot::of(value), "key options")?)
+        Self::from_slot(crate::json::Slot::of(value))
     }
 
     /// The names of the two key members of any options object.
     pub(crate) const OPTIONS: [&str; 2] = ["invocationKey", "uiKey"];
-
-    /// The two key members of any options object.
-    pub(crate) fn read(options: &Options) -> Result<Self, Error> {
-        if options.is_empty() {
-            return Ok(KeyOptions::default());
-        }
-        let [invocation, ui] = Self::OPTIONS;
-        Ok(KeyOptions {
-            invocation_key: options.string(invocation)?,
-            ui_key: options.string(ui)?,
-        })
-    }
 
     /// The key of the invocation envelope in force.
     ///
@@ -230,5 +220,22 @@ fn check_key(option: &str, configured: Option<&str>, default: &str) -> Option<Er
         ))
     } else {
         None
+    }
+}
+
+impl Read for KeyOptions {
+    const WHAT: &'static str = "key options";
+    const NAMES: &'static [&'static str] = &Self::OPTIONS;
+
+    /// The two key members, of these options or of any options object that has them.
+    fn read(options: &Options) -> Result<Self, Error> {
+        if options.is_empty() {
+            return Ok(KeyOptions::default());
+        }
+        let [invocation, ui] = Self::OPTIONS;
+        Ok(KeyOptions {
+            invocation_key: options.string(invocation)?,
+            ui_key: options.string(ui)?,
+        })
     }
 }

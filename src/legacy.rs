@@ -8,7 +8,7 @@ use crate::edit::{Edit, Put, Target};
 use crate::error::Error;
 use crate::json::Slot;
 use crate::keys::KeyOptions;
-use crate::options::Options;
+use crate::options::{Options, Read};
 use crate::schema::{ENVELOPE, FIELDS, Group, Place, Reads, USER_INTENT};
 
 /// What lifting reads of a request.
@@ -51,11 +51,16 @@ impl LiftOptions {
     /// ```
     #[cfg(feature = "value")]
     pub fn from_value(value: &Value) -> Result<Self, Error> {
-        Self::read(&Options::new(Slot::of(value), "lift options")?)
+        Self::from_slot(Slot::of(value))
     }
+}
 
-    /// Reads the options from their members.
-    pub(crate) fn read(options: &Options) -> Result<Self, Error> {
+impl Read for LiftOptions {
+    const WHAT: &'static str = "lift options";
+    const NAMES: &'static [&'static str] =
+        &[KeyOptions::OPTIONS[0], KeyOptions::OPTIONS[1], "remove"];
+
+    fn read(options: &Options) -> Result<Self, Error> {
         Ok(LiftOptions {
             keys: KeyOptions::read(options)?,
             remove: options.boolean("remove")?.unwrap_or(false),

@@ -1,11 +1,30 @@
 //! Reading a call's options with their JS names: the one parser behind
 //! `Policy::from_value` and its kin, for the JS package and for Rust
 //! callers whose options arrive as JSON. `null` or an absent member means
-//! the default; unknown members are ignored.
+//! the default; a member of a name the options do not have is refused
+//! (`unknown-option`), so that a misspelt option is never ignored.
 
 use crate::diagnostics::Code;
 use crate::error::Error;
 use crate::json::{Slot, Tree};
+use crate::text;
+
+/// An options object of the API: what messages call it, the names of its
+/// members, and how it is read from them.
+pub(crate) trait Read: Sized {
+    /// What messages call it: "policy", "key options"…
+    const WHAT: &'static str;
+    /// The names of its members.
+    const NAMES: &'static [&'static str];
+
+    /// Reads it from its members, whose names are checked.
+    fn read(options: &Options) -> Result<Self, Error>;
+
+    /// Reads it from a value: absent or `null` for the defaults.
+    fn from_slot(value: Slot<'_>) -> Result<Self, Error> {
+        Self::read(&Options::new(value, Self::WHAT, Self::NAMES)?)
+    }
+}
 
 /// The members of one options object, named `what` in messages.
 pub(crate) struct Options<'a> {
@@ -14,20 +33,24 @@ pub(crate) struct Options<'a> {
 }
 
 impl<'a> Options<'a> {
-    pub(crate) fn new(value: Slot<'a>, what: &'static str) -> Result<Self, Error> {
-        match value {
-            Slot::Absent | Slot::Null => Ok(Options {
-                what,
-                members: Tree::Opaque,
-            }),
-            Slot::Object(members) => Ok(Options { what, members }),
-            other => Err(Error::new(
-                Code::InvalidOption,
-                format!(
-                    "{what} must be an object, not {}",
-                    other.kind().map_or("undefined", |kind| kind.article())
-                ),
-            )),
+    /// The members of `value`, an options object of `names`.
+    pub(crate) fn new(value: Slot<'a>, what: &'static str, names: &[&str]) -> Result<Self, Error> {
+        let members = match value {
+            Slot::Absent | Slot::Null => Tree::Opaque,
+            Slot::Object(members) => members,
+            other => {
+                return Err(Error::new(
+                    Code::InvalidOption,
+                    format!(
+                        "{what} must be an object, not {}",
+                        other.kind().map_or("undefined", |kind| kind.article())
+                    ),
+                ));
+            }
+        };
+        match members.members().find(|(name, _)| !names.contains(name)) {
+            Some((name, _)) => Err(unknown(what, name, names)),
+            None => Ok(Options { what, members }),
         }
     }
 
@@ -117,6 +140,86 @@ impl<'a> Options<'a> {
                     .map_or(0, |float| float as u32),
             )),
             other => Err(self.wrong(name, "a number", other)),
+        }
+    }
+}
+
+/// The error for a member `name` that `what` does not have: the name made
+/// safe to print (it is the caller's, but may be anything), and the option
+/// it is likely a misspelling of. Out of line: only a mistake reaches it.
+#[cold]
+#[inline(never)]
+fn unknown(what: &str, name: &str, names: &[&str]) -> Error {
+    let shown = text::clean(name, 64).text;
+    let hint = names
+        .iter()
+        .find(|known| near(name.as_bytes(), known.as_bytes()))
+        .map(|known| format!("; did you mean `{known}`?"))
+        .unwrap_or_default();
+    Error::new(
+        Code::UnknownOption,
+        format!("{what} has no option `{shown}`{hint}"),
+    )
+}
+
+/// Whether `name` is `known` but for ASCII case and one slip: a letter
+/// added, left out or changed, or two neighbours swapped.
+fn near(name: &[u8], known: &[u8]) -> bool {
+    // Where they first differ; past the slip, the rest must match.
+    let at = name
+        .iter()
+        .zip(known)
+        .take_while(|(a, b)| a.eq_ignore_ascii_case(b))
+        .count();
+    let rest_matches = |n: usize, k: usize| match (name.get(at + n..), known.get(at + k..)) {
+        (Some(a), Some(b)) => a.eq_ignore_ascii_case(b),
+        _ => false,
+    };
+    let letter = |word: &[u8], i: usize| word.get(at + i).map(u8::to_ascii_lowercase);
+    let swapped = letter(name, 0).is_some()
+        && letter(name, 0) == letter(known, 1)
+        && letter(name, 1) == letter(known, 0)
+        && rest_matches(2, 2);
+    known.len() >= 4
+        && (rest_matches(0, 0)
+            || rest_matches(1, 0)
+            || rest_matches(0, 1)
+            || rest_matches(1, 1)
+            || swapped)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_misspelt_option_is_named_with_what_was_meant() {
+        let names = ["maxIntentBytes", "uiKey", "remove"];
+        let message = |name: &str| unknown("policy", name, &names).to_string();
+        assert_eq!(
+            message("maxIntentByte"),
+            "policy has no option `maxIntentByte`; did you mean `maxIntentBytes`?"
+        );
+        assert_eq!(
+            message("UIKEY"),
+            "policy has no option `UIKEY`; did you mean `uiKey`?"
+        );
+        assert_eq!(
+            message("remvoe"),
+            "policy has no option `remvoe`; did you mean `remove`?"
+        );
+        assert_eq!(message("colour"), "policy has no option `colour`");
+        assert_eq!(message("a\nb"), "policy has no option `a b`");
+        assert!(message(&"x".repeat(1000)).len() < 100);
+        for (name, near_it) in [
+            ("maxIntentBytesX", true),
+            ("maxIntenBytes", true),
+            ("maxIntentBytez", true),
+            ("maxIntentBtyes", true),
+            ("maxIntentBy", false),
+            ("maxReasonBytes", false),
+        ] {
+            assert_eq!(near(name.as_bytes(), b"maxIntentBytes"), near_it, "{name}");
         }
     }
 }

@@ -3,7 +3,7 @@
 use crate::diagnostics::Code;
 use crate::error::Error;
 use crate::keys::KeyOptions;
-use crate::options::Options;
+use crate::options::{Options, Read};
 
 /// The range of every per-field limit, in UTF-8 bytes.
 const FIELD_LIMITS: (u32, u32) = (16, 1_048_576);
@@ -124,11 +124,60 @@ impl Policy {
     /// ```
     #[cfg(feature = "value")]
     pub fn from_value(value: &serde_json::Value) -> Result<Self, Error> {
-        Self::read(&Options::new(crate::json::Slot::of(value), "policy")?)
+        Self::from_slot(crate::json::Slot::of(value))
     }
 
+    /// Checks the keys (KEY-3) and that every limit is in range: 16 to
+    /// 1,048,576 for a field, 64 to 1,048,576 for the envelope.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use mcp_provenance::Policy;
+    ///
+    /// assert!(Policy::default().check().is_ok());
+    /// let err = Policy { max_envelope_bytes: 32, ..Policy::default() }.check().unwrap_err();
+    /// assert_eq!(err.to_string(), "policy `maxEnvelopeBytes` must be an integer from 64 to 1048576");
+    /// ```
+    pub fn check(&self) -> Result<(), Error> {
+        self.keys.check()?;
+        let limits = [
+            ("maxReasonBytes", self.max_reason_bytes, FIELD_LIMITS),
+            ("maxIntentBytes", self.max_intent_bytes, FIELD_LIMITS),
+            ("maxModelBytes", self.max_model_bytes, FIELD_LIMITS),
+            ("maxTurnIdBytes", self.max_turn_id_bytes, FIELD_LIMITS),
+            ("maxEnvelopeBytes", self.max_envelope_bytes, ENVELOPE_LIMITS),
+        ];
+        for (name, value, (low, high)) in limits {
+            if !(low..=high).contains(&value) {
+                return Err(Error::new(
+                    Code::InvalidLimit,
+                    format!("policy `{name}` must be an integer from {low} to {high}"),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Read for Policy {
+    const WHAT: &'static str = "policy";
+    const NAMES: &'static [&'static str] = &[
+        KeyOptions::OPTIONS[0],
+        KeyOptions::OPTIONS[1],
+        "maxReasonBytes",
+        "maxIntentBytes",
+        "maxModelBytes",
+        "maxTurnIdBytes",
+        "maxEnvelopeBytes",
+        "userIntent",
+        "model",
+        "invocationReason",
+        "unknownFields",
+    ];
+
     /// Reads and checks a policy from its options.
-    pub(crate) fn read(options: &Options) -> Result<Self, Error> {
+    fn read(options: &Options) -> Result<Self, Error> {
         if options.is_empty() {
             return Ok(Policy::default());
         }
@@ -171,37 +220,5 @@ impl Policy {
         };
         policy.check()?;
         Ok(policy)
-    }
-
-    /// Checks the keys (KEY-3) and that every limit is in range: 16 to
-    /// 1,048,576 for a field, 64 to 1,048,576 for the envelope.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use mcp_provenance::Policy;
-    ///
-    /// assert!(Policy::default().check().is_ok());
-    /// let err = Policy { max_envelope_bytes: 32, ..Policy::default() }.check().unwrap_err();
-    /// assert_eq!(err.to_string(), "policy `maxEnvelopeBytes` must be an integer from 64 to 1048576");
-    /// ```
-    pub fn check(&self) -> Result<(), Error> {
-        self.keys.check()?;
-        let limits = [
-            ("maxReasonBytes", self.max_reason_bytes, FIELD_LIMITS),
-            ("maxIntentBytes", self.max_intent_bytes, FIELD_LIMITS),
-            ("maxModelBytes", self.max_model_bytes, FIELD_LIMITS),
-            ("maxTurnIdBytes", self.max_turn_id_bytes, FIELD_LIMITS),
-            ("maxEnvelopeBytes", self.max_envelope_bytes, ENVELOPE_LIMITS),
-        ];
-        for (name, value, (low, high)) in limits {
-            if !(low..=high).contains(&value) {
-                return Err(Error::new(
-                    Code::InvalidLimit,
-                    format!("policy `{name}` must be an integer from {low} to {high}"),
-                ));
-            }
-        }
-        Ok(())
     }
 }

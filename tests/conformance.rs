@@ -81,11 +81,22 @@ fn run(vector: &Vector) -> Value {
     let op = vector.field("op").as_str().unwrap_or_default();
     match op {
         "validate" => {
+            // The JS options hold the key options and `request`; an error
+            // reading them is, in JS, the report's one KEY-3 diagnostic.
+            let mut key_options = options.clone();
+            if let Some(members) = key_options.as_object_mut() {
+                members.remove("request");
+            }
+            let keys = match keys(&key_options) {
+                Ok(keys) => keys,
+                Err(e) => {
+                    return json!({"valid": false, "diagnostics": [{
+                        "code": e.code().as_str(), "severity": "error", "rule": "KEY-3",
+                        "path": "", "message": e.to_string()}]});
+                }
+            };
             let options = ValidateOptions {
-                keys: match keys(options) {
-                    Ok(keys) => keys,
-                    Err(e) => return error(e),
-                },
+                keys,
                 request: options.get("request"),
             };
             serde_json::to_value(validate(&input, &options)).expect("a report serializes")

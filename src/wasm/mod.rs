@@ -20,7 +20,7 @@ use crate::initiator::{self, Initiator};
 use crate::json::Slot;
 use crate::keys::{self, KeyOptions};
 use crate::legacy::{self, LiftOptions};
-use crate::options::Options;
+use crate::options::Read;
 use crate::policy::{FieldPolicy, Policy};
 use crate::schema::Place;
 use crate::view::{Envelope, Message};
@@ -246,7 +246,7 @@ fn enough(tape: &Tape, policy: &Policy) -> Option<Reply> {
 
 /// The key options of a call (`undefined` for none), checked (KEY-3).
 fn keys(tape: &mut Tape) -> Result<KeyOptions, Fault> {
-    let keys = KeyOptions::read(&Options::new(tape.whole()?, "key options")?)?;
+    let keys = KeyOptions::from_slot(tape.whole()?)?;
     keys.check()?;
     Ok(keys)
 }
@@ -256,7 +256,7 @@ fn keys(tape: &mut Tape) -> Result<KeyOptions, Fault> {
 fn report(tape: &mut Tape) -> Result<Reply, Fault> {
     let read = |tape: &mut Tape<'_>| -> Result<Reply, Failure> {
         let options = tape.whole()?;
-        let keys = match Options::new(options, "key options").and_then(|o| KeyOptions::read(&o)) {
+        let keys = match KeyOptions::from_slot(options) {
             Ok(keys) => keys,
             Err(error) => {
                 return Ok(Reply::Report(Report::from(vec![
@@ -292,7 +292,7 @@ fn report(tape: &mut Tape) -> Result<Reply, Fault> {
 fn reply(op: Op, tape: &mut Tape) -> Result<Reply, Fault> {
     Ok(match op {
         Op::Sanitize => {
-            let policy = Policy::read(&Options::new(tape.whole()?, "policy")?)?;
+            let policy = Policy::from_slot(tape.whole()?)?;
             let mut message = Message::empty();
             tape.message(&mut message, &policy.keys)?;
             if let Some(retry) = enough(tape, &policy) {
@@ -335,7 +335,7 @@ fn reply(op: Op, tape: &mut Tape) -> Result<Reply, Fault> {
             Reply::Edits(echo::echo(&request, &response)?)
         }
         Op::AuditRecord => {
-            let context = AuditContext::read(&Options::new(tape.whole()?, "audit context")?)?;
+            let context = AuditContext::from_slot(tape.whole()?)?;
             let policy = context.policy.clone().unwrap_or_default();
             policy.check()?;
             let mut request = Message::empty();
@@ -346,7 +346,7 @@ fn reply(op: Op, tape: &mut Tape) -> Result<Reply, Fault> {
             Reply::Record(Box::new(audit::record(&request, &context)?))
         }
         Op::LiftLegacyArguments => {
-            let options = LiftOptions::read(&Options::new(tape.whole()?, "lift options")?)?;
+            let options = LiftOptions::from_slot(tape.whole()?)?;
             options.keys.check()?;
             let mut request = Message::empty();
             tape.message(&mut request, &options.keys)?;
