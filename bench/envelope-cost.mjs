@@ -5,7 +5,7 @@
 // after `make build`.
 import { performance } from "node:perf_hooks";
 
-import * as api from "../pkg/node.mjs";
+import * as api from "../pkg/index.mjs";
 
 const KEY = api.AI_INVOCATION_KEY;
 

@@ -7,7 +7,7 @@ import { test } from "node:test";
 
 import { readFileSync } from "node:fs";
 
-import * as api from "../pkg/node.mjs";
+import * as api from "../pkg/index.mjs";
 import { start } from "../pkg/lib/boundary.mjs";
 
 const KEY = api.AI_INVOCATION_KEY;

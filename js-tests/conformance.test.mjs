@@ -5,10 +5,10 @@ import { readFileSync, readdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { test } from "node:test";
 
-import * as esm from "../pkg/node.mjs";
+import * as esm from "../pkg/index.mjs";
 import { runVector } from "./vectors.mjs";
 
-const cjs = createRequire(import.meta.url)("../pkg/node.cjs");
+const cjs = createRequire(import.meta.url)("../pkg/dist/index.cjs");
 const dir = new URL("../conformance/", import.meta.url);
 const vectors = readdirSync(dir)
   .filter((name) => name.endsWith(".json"))

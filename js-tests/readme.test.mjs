@@ -4,7 +4,7 @@ import { test } from "node:test";
 
 const readme = readFileSync(new URL("../pkg/README.md", import.meta.url), "utf8");
 const examples = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((match) => match[1]);
-const entry = new URL("../pkg/node.mjs", import.meta.url).href;
+const entry = new URL("../pkg/index.mjs", import.meta.url).href;
 
 test("the README has examples", (t) => t.assert.ok(examples.length >= 3));
 

@@ -4,7 +4,7 @@
 // over an in-memory transport. What the server receives is reported as it
 // arrives on the wire, before the SDK handles it.
 
-import { auditRecord, stampInitiator, UI_KEY } from "../../pkg/web.mjs";
+import { auditRecord, stampInitiator, UI_KEY } from "../../pkg/index.mjs";
 import { AppBridge, Client, InMemoryTransport, McpServer, PostMessageTransport } from "./vendor/apps-host.js";
 
 const info = { name: "mcp-provenance-browser-host", version: "1.0.0" };

@@ -14,7 +14,7 @@ import { performance } from "node:perf_hooks";
 import { Readable } from "node:stream";
 import { parseArgs } from "node:util";
 
-import { liftLegacyArguments, sanitize, validate } from "../../pkg/node.mjs";
+import { liftLegacyArguments, sanitize, validate } from "../../pkg/index.mjs";
 import { readBody } from "./http.mjs";
 
 const { values: options } = parseArgs({

@@ -15,7 +15,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import Database from "better-sqlite3";
 
-import { AI_INVOCATION_KEY, attachInvocation, clearInitiator, stampInitiator } from "../../pkg/node.mjs";
+import { AI_INVOCATION_KEY, attachInvocation, clearInitiator, stampInitiator } from "../../pkg/index.mjs";
 
 const { values: options } = parseArgs({
   options: { gateway: { type: "string" }, audit: { type: "string" }, log: { type: "string" } },

@@ -17,7 +17,7 @@ import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import Database from "better-sqlite3";
 import { z } from "zod";
 
-import { auditRecord, echoTurnId, sanitize } from "../../pkg/node.mjs";
+import { auditRecord, echoTurnId, sanitize } from "../../pkg/index.mjs";
 import { readBody } from "./http.mjs";
 
 const { values: options } = parseArgs({ options: { data: { type: "string" } } });

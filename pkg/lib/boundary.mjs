@@ -1,8 +1,10 @@
 // The one crossing of a call: its arguments written into the tape, the
-// module run, its answer read. `start` is given the instantiated module by
-// the entry (node.mjs, web.mjs, node.cjs) before anything is called.
+// module run, its answer read. The module is compiled from the bytes in
+// dist/wasm.mjs on the first call (synchronously: it is small, and imports
+// nothing).
 
 import { table } from "../dist/table.mjs";
+import { wasm } from "../dist/wasm.mjs";
 import { Answer } from "./answer.mjs";
 import { Writer } from "./writer.mjs";
 
@@ -12,10 +14,18 @@ const DEFAULT_CUT = table.limits.cut;
 let writer;
 let answerAt;
 
-/** Uses `instance`, an instantiated mcp_provenance.wasm (it imports nothing). */
+/** Uses `instance`, an instantiated mcp_provenance.wasm, from now on (tests give their own). */
 export function start(instance) {
   writer = new Writer(instance.exports);
   answerAt = instance.exports.answer_at() >>> 2;
+}
+
+/** The module instantiated from its bytes, base64 in dist/wasm.mjs. */
+function instantiate() {
+  const text = atob(wasm);
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+  return new WebAssembly.Instance(new WebAssembly.Module(bytes));
 }
 
 /**
@@ -26,6 +36,7 @@ export function start(instance) {
  * made once more as asked.
  */
 export function call(op, write, read) {
+  if (writer === undefined) start(instantiate());
   let flags = FIRST[op];
   let cut = DEFAULT_CUT;
   for (;;) {

@@ -1,0 +1,5 @@
+// The package's ES module entry, the same for Node, Deno, Bun, browsers
+// and every bundler: the functions of lib/api.mjs. The WebAssembly module
+// travels inside the JS (dist/wasm.mjs) and is compiled on the first call,
+// so importing the package has no side effect and needs no asset loader.
+export * from "./lib/api.mjs";
