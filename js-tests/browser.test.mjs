@@ -9,9 +9,8 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import { chromium } from "playwright-core";
-
 import { serve } from "../examples/browser/serve.mjs";
+import { launchChromium } from "./user.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const shots = join(root, "target", "screenshots");
@@ -29,11 +28,7 @@ const consoleInfo = [];
 before(async () => {
   mkdirSync(shots, { recursive: true });
   server = await serve();
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-      "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   page.on("dialog", (dialog) => { dialogs.push(dialog.message()); dialog.dismiss(); });
   page.on("pageerror", (error) => errors.push(error.message));

@@ -1,24 +1,19 @@
 // The package as a user meets it: npm pack, install the tarball into a fresh
-// project, import it, require it, and type-check a strict TypeScript file
-// that uses every function.
+// project, import it, require it, type-check strict TypeScript that pins
+// what the declarations say (ESM and CommonJS), and run arethetypeswrong on
+// the tarball.
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { fileURLToPath } from "node:url";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
+import { exec, root, userProject } from "./user.mjs";
+
 const tsc = join(root, "node_modules", ".bin", "tsc");
-const exec = (command, args, cwd) => execFileSync(command, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 let project;
 
 before(() => {
-  project = mkdtempSync(join(tmpdir(), "mcp-provenance-user-"));
-  const tarball = exec("npm", ["pack", "--silent", "--pack-destination", project], join(root, "pkg")).trim().split("\n").pop();
-  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "user", private: true, type: "module" }));
-  exec("npm", ["install", "--no-audit", "--no-fund", "--offline", join(project, tarball)], project);
+  project = userProject("package");
 });
 
 after(() => rmSync(project, { recursive: true, force: true }));
@@ -57,13 +52,21 @@ test("require (CommonJS) gives exactly the declared API, ready to use", () => {
   assert.equal(valid, true);
 });
 
-test("a strict TypeScript file using every function type-checks", () => {
-  cpSync(join(root, "js-tests", "fixtures", "usage.ts"), join(project, "usage.ts"));
+test("strict TypeScript pins the declarations, for import and for require, with the SDK's types as input", () => {
+  // The SDK's types, as a user of both packages has them.
+  mkdirSync(join(project, "node_modules", "@modelcontextprotocol"), { recursive: true });
+  symlinkSync(join(root, "node_modules", "@modelcontextprotocol", "sdk"), join(project, "node_modules", "@modelcontextprotocol", "sdk"));
+  for (const file of ["usage.ts", "usage.cts"]) cpSync(join(root, "js-tests", "fixtures", file), join(project, file));
   writeFileSync(join(project, "tsconfig.json"), JSON.stringify({
     compilerOptions: { strict: true, noEmit: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", types: [], lib: ["es2022", "dom"] },
-    files: ["usage.ts"],
+    files: ["usage.ts", "usage.cts"],
   }));
-  exec(tsc, ["--strict", "--noEmit", "-p", "tsconfig.json"], project);
+  exec(tsc, ["-p", "tsconfig.json"], project);
   const used = readFileSync(join(project, "usage.ts"), "utf8");
   for (const name of declared) assert.ok(used.includes(name), `usage.ts uses ${name}`);
+});
+
+test("arethetypeswrong finds no problem in the tarball", () => {
+  const report = JSON.parse(exec(join(root, "node_modules", ".bin", "attw"), ["--pack", ".", "--format", "json"], join(root, "pkg")));
+  assert.deepEqual(report.analysis.problems, []);
 });

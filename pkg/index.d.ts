@@ -45,11 +45,11 @@ export interface ProvenanceError extends Error {
 }
 
 /** Which `_meta` keys carry the two entries (KEY-3); the defaults are the proposals' own. */
-export interface KeyOptions {
+export interface KeyOptions<I extends string = string, U extends string = string> {
   /** The envelope's key; must be a valid, non-reserved key, e.g. `"com.example/aiInvocation"`. */
-  invocationKey?: string;
+  invocationKey?: I;
   /** The key of the entry holding `initiator`. */
-  uiKey?: string;
+  uiKey?: U;
 }
 
 /** One finding about a message. */
@@ -91,7 +91,7 @@ export interface AiInvocation {
 }
 
 /** How {@link sanitize} and {@link auditRecord} make an envelope safe. Limits are UTF-8 bytes. */
-export interface Policy extends KeyOptions {
+export interface Policy<I extends string = string, U extends string = string> extends KeyOptions<I, U> {
   /** Limit of `invocationReason.text` (and of each string of a kept unknown field); 16 to 1,048,576, default 1024. */
   maxReasonBytes?: number;
   /** Limit of `userIntent.text`; 16 to 1,048,576, default 2048. */
@@ -112,22 +112,15 @@ export interface Policy extends KeyOptions {
   unknownFields?: "keep" | "drop";
 }
 
-/** A JSON-RPC message as this library reads it. */
-export interface JsonRpcMessage {
-  [member: string]: unknown;
-}
-
-/** A request or notification: an object with a string `method`. */
-export interface JsonRpcRequest extends JsonRpcMessage {
-  method: string;
-}
+/** Any JSON-RPC request or notification: an SDK type, your own interface, a literal (whose `method` keeps its literal type). */
+export type JsonRpcRequest<M extends string = string> = { method: M };
 
 /** What the server itself knows about a request. */
 export interface AuditContext {
   receivedAt?: string;
   principal?: string;
   sessionId?: string;
-  /** How the envelope is made safe before it is recorded; default policy when absent. */
+  /** How the envelope is made safe before it is recorded, keys included; default policy when absent. */
   policy?: Policy;
 }
 
@@ -153,47 +146,128 @@ export interface AuditRecord {
   readonly diagnostics: Diagnostic[];
 }
 
+// --- What each function adds, as types -----------------------------------
+
+/** `T` without the members `K` (index signatures kept, unlike `Omit`). */
+type Without<T, K extends PropertyKey> = { [P in keyof T as P extends K ? never : P]: T[P] };
+/** `T` with member `K` of type `V`, whatever it held. */
+type With<T, K extends PropertyKey, V> = Without<T, K> & { [P in K]: V };
+/** The object a member holds, or `{}`. */
+type Inner<T, K extends PropertyKey> = T extends { [P in K]?: infer V } ? (NonNullable<V> extends object ? NonNullable<V> : {}) : {};
+type Params<R> = Inner<R, "params">;
+type Meta<R> = Inner<Params<R>, "_meta">;
+
+/** `R` whose `params._meta[K]` is `E`. */
+export type WithEntry<R, K extends string, E> = With<R, "params", With<Params<R>, "_meta", With<Meta<R>, K, E>>>;
+/** `R` after {@link stampInitiator}: its `ui` entry (key `K`) has `initiator: I`, and keeps its other members. */
+export type Stamped<R, I extends Initiator = "app", K extends string = typeof UI_KEY> = WithEntry<R, K, With<Inner<Meta<R>, K>, "initiator", I>>;
+/** `R` after {@link clearInitiator}: its `ui` entry, if any, has no `initiator`. */
+export type Cleared<R, K extends string = typeof UI_KEY> = K extends keyof Meta<R> ? WithEntry<R, K, Without<Inner<Meta<R>, K>, "initiator">> : R;
+/** `R` after {@link attachInvocation}: `A` is its envelope (key `K`). */
+export type Attached<R, A extends AiInvocation = AiInvocation, K extends string = typeof AI_INVOCATION_KEY> = WithEntry<R, K, A>;
+/** `M` as {@link sanitize} leaves it: where it has an envelope (key `K`), the envelope has the SEP's shape. */
+export type Sanitized<M, K extends string = typeof AI_INVOCATION_KEY> = M & { params?: { _meta?: { [P in K]?: AiInvocation } } };
+/** `R` after {@link liftLegacyArguments}: it may have gained an envelope (key `K`). */
+export type Lifted<R, K extends string = typeof AI_INVOCATION_KEY> = R & { params?: { _meta?: { [P in K]?: AiInvocation } } };
+/** `S` after {@link echoTurnId}: a result's `_meta[K]` holds at most the request's `turnId`. */
+export type Echoed<S, K extends string = typeof AI_INVOCATION_KEY> = S extends { result: object }
+  ? With<S, "result", With<Inner<S, "result">, "_meta", Without<Inner<Inner<S, "result">, "_meta">, K> & { [P in K]?: { turnId: string } }>>
+  : S;
+
+// --- The functions --------------------------------------------------------
+
 /**
  * Checks any value against every rule; never throws, whatever it is given.
  * @param options.request for a response, the request it answers, to check the `turnId` echo (AI-11).
  * @example
  * validate({ method: "tools/call", params: { _meta: { [AI_INVOCATION_KEY]: { turnId: 7 } } } }).valid // false
  */
-export declare function validate(message: unknown, options?: KeyOptions & { request?: JsonRpcMessage }): Report;
+export declare function validate(message: unknown, options?: KeyOptions & { request?: object }): Report;
 
 /**
  * Makes a message's envelope safe to persist or forward; a clean one passes unchanged (AI-12).
  * @throws {ProvenanceError} `not-a-message` (TypeError); a bad policy (RangeError).
  */
-export declare function sanitize<M extends JsonRpcMessage>(message: M, policy?: Policy): { message: M; changes: Change[] };
+export declare function sanitize<M extends object, K extends string = typeof AI_INVOCATION_KEY>(
+  message: M,
+  policy?: Policy<K>,
+): { message: Sanitized<M, K>; changes: Change[] };
 
 /**
  * Puts `invocation` as the request's envelope, for a call the host's model chose.
  * @throws {ProvenanceError} `invalid-invocation` when it breaks the envelope's schema (TypeError).
  */
-export declare function attachInvocation<R extends JsonRpcRequest>(request: R, invocation: AiInvocation, options?: KeyOptions): R;
+export declare function attachInvocation<M extends string, R extends JsonRpcRequest<M>, A extends AiInvocation, K extends string = typeof AI_INVOCATION_KEY>(
+  request: R,
+  invocation: A,
+  options?: KeyOptions<K>,
+): Attached<R, A, K>;
 
 /**
  * Adds or overwrites `initiator` (default `"app"`) in the request's `ui` entry, touching nothing else (UI-1, UI-3, UI-5).
  * @example
- * bridge.oncalltool = (params) => client.request(stampInitiator({ method: "tools/call", params }));
+ * bridge.oncalltool = (params) => client.request(stampInitiator({ method: "tools/call", params }), CallToolResultSchema);
  */
-export declare function stampInitiator<R extends JsonRpcRequest>(request: R, initiator?: Initiator, options?: KeyOptions): R;
+export declare function stampInitiator<M extends string, R extends JsonRpcRequest<M>, I extends Initiator = "app", K extends string = typeof UI_KEY>(
+  request: R,
+  initiator?: I,
+  options?: KeyOptions<string, K>,
+): Stamped<R, I, K>;
 
 /** Removes `initiator` from the request's `ui` entry, for a call the model chose (UI-2). */
-export declare function clearInitiator<R extends JsonRpcRequest>(request: R, options?: KeyOptions): R;
+export declare function clearInitiator<M extends string, R extends JsonRpcRequest<M>, K extends string = typeof UI_KEY>(
+  request: R,
+  options?: KeyOptions<string, K>,
+): Cleared<R, K>;
 
 /** Makes the response echo the request's `turnId` and nothing else (AI-11). */
-export declare function echoTurnId<S extends JsonRpcMessage>(request: JsonRpcRequest, response: S, options?: KeyOptions): S;
+export declare function echoTurnId<S extends object, K extends string = typeof AI_INVOCATION_KEY>(
+  request: JsonRpcRequest,
+  response: S,
+  options?: KeyOptions<K>,
+): Echoed<S, K>;
 
 /** The record a server keeps of a request, each fact labelled by who vouches for it (AI-10, UI-6). */
 export declare function auditRecord(request: JsonRpcRequest, context?: AuditContext): AuditRecord;
 
 /** Lifts the legacy arguments `user_query` and `invocation_reason` into the envelope (AI-17). */
-export declare function liftLegacyArguments<R extends JsonRpcRequest>(request: R, options?: KeyOptions & { remove?: boolean }): R;
+export declare function liftLegacyArguments<M extends string, R extends JsonRpcRequest<M>, K extends string = typeof AI_INVOCATION_KEY>(
+  request: R,
+  options?: KeyOptions<K> & { remove?: boolean },
+): Lifted<R, K>;
 
 /** Whether `key` is a well-formed `_meta` key name (KEY-1); false for anything not a string. */
-export declare function isValidMetaKey(key: string): boolean;
+export declare function isValidMetaKey(key: unknown): boolean;
 
 /** Whether `key` claims MCP's namespace: its prefix's second label is `modelcontextprotocol` or `mcp` (KEY-2). */
-export declare function isReservedMetaKey(key: string): boolean;
+export declare function isReservedMetaKey(key: unknown): boolean;
+
+/**
+ * Every function with the keys and the policy given here bound once, for a deployment that uses a
+ * vendor key or its own policy: configure one place. The options are checked now (a `RangeError`
+ * for a bad one); options given to a call are merged over them.
+ * @example
+ * const mp = createProvenance({ invocationKey: "com.example/aiInvocation", userIntent: "redact" });
+ * mp.sanitize(request).message; // the envelope at com.example/aiInvocation, its intent redacted
+ */
+export declare function createProvenance<I extends string = typeof AI_INVOCATION_KEY, U extends string = typeof UI_KEY>(
+  options?: Policy<I, U>,
+): Provenance<I, U>;
+
+/** The functions of the package with keys `I` and `U` and a policy bound: see {@link createProvenance}. */
+export interface Provenance<I extends string = typeof AI_INVOCATION_KEY, U extends string = typeof UI_KEY> {
+  /** The envelope's key in force. */
+  readonly invocationKey: I;
+  /** The `ui` entry's key in force. */
+  readonly uiKey: U;
+  validate(message: unknown, options?: { request?: object }): Report;
+  sanitize<M extends object>(message: M, policy?: Omit<Policy, keyof KeyOptions>): { message: Sanitized<M, I>; changes: Change[] };
+  attachInvocation<M extends string, R extends JsonRpcRequest<M>, A extends AiInvocation>(request: R, invocation: A): Attached<R, A, I>;
+  stampInitiator<M extends string, R extends JsonRpcRequest<M>, In extends Initiator = "app">(request: R, initiator?: In): Stamped<R, In, U>;
+  clearInitiator<M extends string, R extends JsonRpcRequest<M>>(request: R): Cleared<R, U>;
+  echoTurnId<S extends object>(request: JsonRpcRequest, response: S): Echoed<S, I>;
+  auditRecord(request: JsonRpcRequest, context?: Omit<AuditContext, "policy"> & { policy?: Omit<Policy, keyof KeyOptions> }): AuditRecord;
+  liftLegacyArguments<M extends string, R extends JsonRpcRequest<M>>(request: R, options?: { remove?: boolean }): Lifted<R, I>;
+  isValidMetaKey(key: unknown): boolean;
+  isReservedMetaKey(key: unknown): boolean;
+}

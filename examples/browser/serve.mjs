@@ -12,14 +12,14 @@ import { fileURLToPath } from "node:url";
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const types = { ".html": "text/html", ".js": "text/javascript", ".mjs": "text/javascript", ".css": "text/css", ".json": "application/json", ".wasm": "application/wasm" };
 
-/** Serves `root` on 127.0.0.1 (port 0: any free one); resolves with the server. */
-export function serve(port = 0) {
+/** Serves `dir` (the repository by default) on 127.0.0.1 (port 0: any free one); resolves with the server. */
+export function serve(port = 0, dir = root) {
   const server = createServer((req, res) => {
-    const path = normalize(join(root, decodeURIComponent(new URL(req.url, "http://x").pathname)));
+    const path = normalize(join(dir, decodeURIComponent(new URL(req.url, "http://x").pathname)));
     let file = path;
     try {
       if (statSync(file).isDirectory()) file = join(file, "index.html");
-      if (!path.startsWith(root) || path.split(sep).includes("node_modules") || !statSync(file).isFile()) throw new Error("not served");
+      if (!path.startsWith(dir) || path.split(sep).includes("node_modules") || !statSync(file).isFile()) throw new Error("not served");
     } catch {
       res.writeHead(404).end("not found");
       return;

@@ -87,3 +87,34 @@ export function isValidMetaKey(key) {
 export function isReservedMetaKey(key) {
   return call("IsReservedMetaKey", (w) => w.whole(typeof key === "string" ? key : undefined), (_, status) => status === 1);
 }
+
+/** `given` over `bound`: a call's own options merged over the bound ones (anything else is passed on as it is, for the core to refuse). */
+function over(bound, given) {
+  if (given === undefined) return bound;
+  return typeof given === "object" && given !== null && !Array.isArray(given) ? { ...bound, ...given } : given;
+}
+
+export function createProvenance(options) {
+  call("CheckPolicy", (w) => w.options(options), () => undefined);
+  const policy = options === undefined || options === null ? {} : { ...options };
+  const invocationKey = policy.invocationKey ?? AI_INVOCATION_KEY;
+  const uiKey = policy.uiKey ?? UI_KEY;
+  const keys = { invocationKey, uiKey };
+  return Object.freeze({
+    invocationKey,
+    uiKey,
+    validate: (message, given) => validate(message, over(keys, given)),
+    sanitize: (message, given) => sanitize(message, over(policy, given)),
+    attachInvocation: (request, invocation, given) => attachInvocation(request, invocation, over(keys, given)),
+    stampInitiator: (request, initiator, given) => stampInitiator(request, initiator, over(keys, given)),
+    clearInitiator: (request, given) => clearInitiator(request, over(keys, given)),
+    echoTurnId: (request, response, given) => echoTurnId(request, response, over(keys, given)),
+    auditRecord: (request, context) => {
+      const merged = over({}, context);
+      return auditRecord(request, typeof merged === "object" ? { ...merged, policy: over(policy, merged.policy) } : merged);
+    },
+    liftLegacyArguments: (request, given) => liftLegacyArguments(request, over(keys, given)),
+    isValidMetaKey,
+    isReservedMetaKey,
+  });
+}

@@ -40,11 +40,12 @@ enum Op {
     LiftLegacyArguments,
     IsValidMetaKey,
     IsReservedMetaKey,
+    CheckPolicy,
 }
 
 impl Op {
     /// Every op, by its code.
-    const ALL: [Op; 11] = [
+    const ALL: [Op; 12] = [
         Op::Describe,
         Op::Validate,
         Op::Sanitize,
@@ -56,6 +57,7 @@ impl Op {
         Op::LiftLegacyArguments,
         Op::IsValidMetaKey,
         Op::IsReservedMetaKey,
+        Op::CheckPolicy,
     ];
 }
 
@@ -356,6 +358,11 @@ fn reply(op: Op, tape: &mut Tape) -> Result<Reply, Fault> {
         Op::IsReservedMetaKey => {
             Reply::Bool(tape.whole()?.str().is_some_and(keys::is_reserved_meta_key))
         }
+        // `createProvenance(options)`: the options are a policy, keys and all.
+        Op::CheckPolicy => {
+            Policy::from_slot(tape.whole()?)?;
+            Reply::Bool(true)
+        }
         Op::Validate | Op::Describe => return Err(Fault::Malformed),
     })
 }
@@ -371,6 +378,6 @@ fn first_read(op: Op) -> u8 {
         Op::AuditRecord => audit::READS,
         Op::LiftLegacyArguments => legacy::READS,
         Op::AttachInvocation => invocation::READS,
-        Op::Describe | Op::IsValidMetaKey | Op::IsReservedMetaKey => 0,
+        Op::Describe | Op::IsValidMetaKey | Op::IsReservedMetaKey | Op::CheckPolicy => 0,
     }
 }

@@ -1,0 +1,32 @@
+// What the tests of the package as users meet it share: a fresh project
+// with the package installed from its packed tarball, and Debian's Chromium.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+import { chromium } from "playwright-core";
+
+export const root = fileURLToPath(new URL("..", import.meta.url));
+
+/** Runs a command; its standard output. */
+export const exec = (command, args, cwd) => execFileSync(command, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+
+/** A new project (an ES module package) in a temporary directory, with the packed package installed; its path. */
+export function userProject(name) {
+  const project = mkdtempSync(join(tmpdir(), `mcp-provenance-${name}-`));
+  const tarball = exec("npm", ["pack", "--silent", "--pack-destination", project], join(root, "pkg")).trim().split("\n").pop();
+  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "user", private: true, type: "module" }));
+  exec("npm", ["install", "--no-audit", "--no-fund", "--offline", join(project, tarball)], project);
+  return project;
+}
+
+/** Headless Chromium, as the machine has it. */
+export function launchChromium() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+      "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+}
