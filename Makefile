@@ -8,7 +8,7 @@ WASM := target/$(WASM_TARGET)/release/mcp_provenance.wasm
 # The npm package's module: its exports, without the serde_json::Value API.
 NPM_FEATURES := --no-default-features --features npm
 
-.PHONY: demo test bench bench-serde build lint setup setup-wasm setup-chromium
+.PHONY: demo test bench bench-serde loadtest fuzz build lint setup setup-wasm setup-chromium setup-fuzz
 
 demo: build
 	@node examples/prototype/run.mjs
@@ -16,6 +16,7 @@ demo: build
 test: setup lint build setup-chromium
 	$(CARGO) test
 	node --test js-tests/
+	$(MAKE) fuzz FUZZ_SECONDS=20
 
 # The figures of the README's performance section: the package against what
 # a JS user would pick instead, cost as a message grows, and the native core.
@@ -32,6 +33,26 @@ bench-serde: build
 	cd $(SWB) && $(CARGO) build --release --target $(WASM_TARGET)
 	wasm-bindgen --target nodejs --out-dir $(SWB)/target/pkg $(SWB)/target/$(WASM_TARGET)/release/serde_wasm_bindgen_bench.wasm
 	node $(SWB)/run.mjs
+
+# The prototype under load (16 clients x 500 calls) and with its server
+# killed mid-run: counts asserted, figures printed.
+loadtest: build
+	node examples/prototype/loadtest.mjs
+
+# Each fuzz target for FUZZ_SECONDS, from the conformance vectors as seeds
+# (fuzz/); `make test` gives each 20 seconds, so that none rots.
+FUZZ_TARGETS := validate sanitize audit_record json
+FUZZ_SECONDS ?= 300
+fuzz: setup-fuzz
+	node fuzz/seed.mjs $(FUZZ_TARGETS)
+	@for target in $(FUZZ_TARGETS); do \
+	  $(CARGO) +nightly fuzz run $$target fuzz/corpus/$$target -- -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 || exit 1; \
+	done
+
+# cargo-fuzz and the nightly toolchain it builds with.
+setup-fuzz:
+	@rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
+	@$(CARGO) fuzz --help >/dev/null 2>&1 || $(CARGO) install cargo-fuzz
 
 # The npm package in pkg/, ready for `npm pack`.
 build: setup-wasm node_modules

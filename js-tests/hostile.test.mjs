@@ -44,6 +44,8 @@ const hostile = {
   "a __proto__ key": withEnvelope(JSON.parse('{"__proto__": {"turnId": 1}}')),
   "a 5 MB key": withEnvelope({ ["k".repeat(5e6)]: 1 }),
   "a lone surrogate": withEnvelope({ turnId: "\ud800", userIntent: { text: "a\udfffb" } }),
+  "an unknown field nested 200 objects deep": JSON.parse(`{"method":"tools/call","params":{"_meta":{"${KEY}":${'{"x":'.repeat(200)}1${"}".repeat(200)}}}}`),
+  "100,000 unknown fields": withEnvelope(Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`f${i}`, i]))),
 };
 
 const policies = [undefined, { unknownFields: "keep" }, { userIntent: "redact", maxEnvelopeBytes: 64 }];
@@ -53,6 +55,8 @@ for (const [name, value] of Object.entries(hostile)) {
     const report = api.validate(value);
     assert.equal(typeof report.valid, "boolean");
     assert.ok(Array.isArray(report.diagnostics));
+    assert.ok(report.diagnostics.length <= 65, "a report lists at most 64 diagnostics and a summary (MSG-2)");
+    assert.ok(JSON.stringify(report).length < 65 * 1024, "a report stays small");
     for (const d of report.diagnostics) assert.match(d.code, /^[a-z]+(-[a-z]+)*$/);
     const calls = [
       ...policies.map((policy) => () => api.sanitize(value, policy)),
@@ -76,6 +80,27 @@ for (const [name, value] of Object.entries(hostile)) {
     }
   });
 }
+
+test("100,000 unknown fields: 64 warnings and a summary, the same as 70 fields would give but for the count", () => {
+  const report = api.validate(hostile["100,000 unknown fields"]);
+  assert.equal(report.diagnostics.length, 65);
+  assert.deepEqual(report.diagnostics.at(-1), {
+    code: "too-many-diagnostics", severity: "warning", rule: "MSG-2", path: "",
+    message: "99936 more diagnostics were found; a report lists the first 64",
+  });
+  // Sorted by name, as natively: f0, f1, f10, f100, ...
+  assert.equal(report.diagnostics[3].path, `/params/_meta/${KEY.replace("/", "~1")}/f100`);
+});
+
+test("a lone surrogate is reported, never replaced silently", () => {
+  const report = api.validate(hostile["a lone surrogate"]);
+  assert.deepEqual(report.diagnostics.map((d) => [d.code, d.path.split("/").slice(4).join("/")]), [
+    ["lone-surrogate", "userIntent/text"],
+    ["lone-surrogate", "turnId"],
+  ]);
+  const { changes } = api.sanitize(hostile["a lone surrogate"]);
+  assert.deepEqual(changes.map((c) => [c.action, c.rule]), [["neutralized", "MSG-3"], ["neutralized", "MSG-3"]]);
+});
 
 test("unreadable parts are reported where they are", () => {
   assert.deepEqual(api.validate(hostile["a BigInt turnId"]).diagnostics.map((d) => [d.code, d.rule, d.path]), [

@@ -128,3 +128,14 @@ describe("the prototype with the gateway's --redact-intent", () => {
     assert.ok(intents.every((row) => row.user_intent_redacted === 1));
   });
 });
+
+describe("the prototype under load and faults, small", () => {
+  test("every call answered and audited once; killed and restarted, no committed row lost", () => {
+    const out = mkdtempSync(join(tmpdir(), "mcp-provenance-load-"));
+    dirs.push(out);
+    // The script asserts its counts and exits non-zero when one fails.
+    const printed = execFileSync(process.execPath, ["examples/prototype/loadtest.mjs", "--clients", "4", "--calls", "40", "--out", out], { cwd: root, encoding: "utf8" });
+    assert.match(printed, /answered 160, failed 0; audit rows 160 \(160 distinct calls\)/);
+    assert.match(printed, /after the restart, a new client's calls: 10 of 10 answered/);
+  });
+});

@@ -20,7 +20,7 @@ export type Initiator = "app" | "model" | "user" | "host";
 
 /** A rule of the rules chapter, by its stable ID. */
 export type RuleId =
-  | "MSG-1"
+  | "MSG-1" | "MSG-2" | "MSG-3"
   | "KEY-1" | "KEY-2" | "KEY-3"
   | "AI-1" | "AI-2" | "AI-3" | "AI-4" | "AI-5" | "AI-6" | "AI-7" | "AI-8" | "AI-9"
   | "AI-10" | "AI-11" | "AI-12" | "AI-13" | "AI-14" | "AI-15" | "AI-16" | "AI-17"
@@ -30,7 +30,8 @@ export type RuleId =
 export type DiagnosticCode =
   | "not-a-message" | "unreadable" | "invalid-type" | "missing-field" | "unknown-field" | "bare-key"
   | "control-character" | "over-limit" | "echo-leak" | "turn-id-mismatch" | "unknown-initiator"
-  | "invalid-key" | "reserved-key" | "conflicting-keys" | "invalid-option" | "unknown-option";
+  | "invalid-key" | "reserved-key" | "conflicting-keys" | "invalid-option" | "unknown-option"
+  | "too-many-diagnostics" | "lone-surrogate";
 
 /** The stable code of a thrown error. */
 export type ErrorCode =

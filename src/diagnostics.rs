@@ -54,11 +54,15 @@ string_enum! {
     /// use mcp_provenance::Rule;
     ///
     /// assert_eq!(Rule::Ai13.as_str(), "AI-13");
-    /// assert_eq!(Rule::ALL.len(), 29);
+    /// assert_eq!(Rule::ALL.len(), 31);
     /// ```
     pub enum Rule {
         /// `validate` takes any value and reports what is not a JSON-RPC message.
         Msg1 => "MSG-1",
+        /// A report lists at most 64 diagnostics, then one saying how many more there were.
+        Msg2 => "MSG-2",
+        /// A lone UTF-16 surrogate reads as U+FFFD, and is reported and listed as a change.
+        Msg3 => "MSG-3",
         /// The `_meta` key grammar `[prefix/]name`.
         Key1 => "KEY-1",
         /// Prefixes whose second label is `modelcontextprotocol` or `mcp` are MCP's.
@@ -173,6 +177,10 @@ string_enum! {
         /// An options object has a member of a name it does not have (error;
         /// a diagnostic from `validate`).
         UnknownOption => "unknown-option",
+        /// More diagnostics were found than a report lists (diagnostic, MSG-2).
+        TooManyDiagnostics => "too-many-diagnostics",
+        /// A string holds a lone UTF-16 surrogate, read as U+FFFD (diagnostic, MSG-3).
+        LoneSurrogate => "lone-surrogate",
         /// An initiator argument outside `app`, `model`, `user`, `host` (error).
         InvalidInitiator => "invalid-initiator",
     }
@@ -297,8 +305,13 @@ impl Diagnostic {
     }
 }
 
+/// The most diagnostics a report lists (MSG-2).
+pub(crate) const MAX_DIAGNOSTICS: usize = 64;
+
 /// What [`validate`](crate::validate) found: `valid` is true exactly when no
-/// diagnostic is an error.
+/// diagnostic is an error. At most 64 are listed, in the order of the
+/// message; when more were found, one more diagnostic says how many were
+/// left out, an error when any of them was (MSG-2).
 ///
 /// # Examples
 ///
@@ -318,8 +331,24 @@ pub struct Report {
 }
 
 impl From<Vec<Diagnostic>> for Report {
-    fn from(diagnostics: Vec<Diagnostic>) -> Self {
+    fn from(mut diagnostics: Vec<Diagnostic>) -> Self {
         let valid = diagnostics.iter().all(|d| d.severity != Severity::Error);
+        if diagnostics.len() > MAX_DIAGNOSTICS {
+            let left_out = diagnostics.split_off(MAX_DIAGNOSTICS);
+            let severity = if left_out.iter().any(|d| d.severity == Severity::Error) {
+                Severity::Error
+            } else {
+                Severity::Warning
+            };
+            let count = left_out.len();
+            diagnostics.push(Diagnostic::new(
+                Code::TooManyDiagnostics,
+                severity,
+                Rule::Msg2,
+                String::new(),
+                format!("{count} more diagnostics were found; a report lists the first {MAX_DIAGNOSTICS}"),
+            ));
+        }
         Report { valid, diagnostics }
     }
 }

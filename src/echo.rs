@@ -21,9 +21,7 @@ use crate::view::Message;
 pub(crate) fn echo(request: &Message, response: &Message) -> Result<Vec<Edit>, Error> {
     message::request(request)?;
     let root = response.get(Place::Root);
-    let is_response = root.is_object()
-        && (response.get(Place::Result).is_present() || response.get(Place::Error).is_present());
-    if !is_response {
+    if !response.is_response() {
         return Err(Error::new(
             Code::NotAResponse,
             format!(

@@ -24,6 +24,25 @@ pub(crate) fn request(view: &Message) -> Result<(), Error> {
     ))
 }
 
+/// `not-a-message` unless the message is a request or a response: the
+/// error, as `validate` reports it (MSG-1) and `sanitize` fails on it.
+pub(crate) fn message(view: &Message) -> Result<(), Error> {
+    if view.is_request() || view.is_response() {
+        return Ok(());
+    }
+    let root = view.get(Place::Root);
+    Err(Error::new(
+        Code::NotAMessage,
+        format!(
+            "expected a JSON-RPC message: an object with a string `method`, or with `result` or `error`; found {}",
+            match root.kind() {
+                Some(Kind::Object) => "an object with neither",
+                _ => root.article(),
+            }
+        ),
+    ))
+}
+
 /// The first of `places` that stands but is not an object, as `validate`
 /// reports it (MSG-1) and as the other calls fail on it (`invalid-type`).
 pub(crate) fn not_an_object(

@@ -5,18 +5,18 @@ use std::borrow::Cow;
 #[cfg(feature = "value")]
 use serde::Serialize;
 
-use crate::diagnostics::{Action, Change, Code, Rule};
+use crate::diagnostics::{Action, Change, Rule};
 use crate::edit::{Edit, Put, Target};
 use crate::error::Error;
 use crate::json::{self, Slot, Text};
 use crate::path::Path;
 use crate::policy::{FieldPolicy, Policy};
 use crate::schema::{
-    ENVELOPE, FIELDS, Field, Handling, Holds, MAX_MEMBERS, Place, Reads, USER_INTENT,
+    ENVELOPE, FIELDS, Field, Group, Handling, Holds, MAX_MEMBERS, Place, Reads, USER_INTENT,
 };
 
 /// What `sanitize` reads of a message.
-pub(crate) const READS: Reads = FIELDS;
+pub(crate) const READS: Reads = FIELDS | Group::Response.bit();
 use crate::text;
 use crate::view::{Envelope, FieldView, Message};
 #[cfg(feature = "value")]
@@ -106,17 +106,10 @@ pub(crate) struct Plan {
 }
 
 /// Sanitizes the envelope of a message's view: `not-a-message` unless the
-/// message is an object. The policy is checked by the caller.
+/// message is a request or a response (which is returned as it is, MSG-1).
+/// The policy is checked by the caller.
 pub(crate) fn plan(view: &Message, policy: &Policy) -> Result<Plan, Error> {
-    if !view.get(Place::Root).is_object() {
-        return Err(Error::new(
-            Code::NotAMessage,
-            format!(
-                "expected a JSON-RPC message object, not {}",
-                view.get(Place::Root).article()
-            ),
-        ));
-    }
+    crate::message::message(view)?;
     if !view.is_request() || !view.envelope.value.is_present() {
         return Ok(Plan {
             changes: Vec::new(),
@@ -223,11 +216,14 @@ impl<'a, 'v> Cleaned<'a, 'v> {
     }
 
     /// The text neutralized (AI-13) and cut to `limit` bytes (AI-14), and
-    /// whether either happened. The text is `None` when it stays as read;
-    /// a lone surrogate read as U+FFFD makes it change, silently.
+    /// whether it changed. The text is `None` when it stays as read; a lone
+    /// surrogate read as U+FFFD is a change of its own (MSG-3).
     fn text(&mut self, text: Text<'_>, limit: u32, path: &Path<'_>) -> (Option<String>, bool) {
         if !text.lossy && text::is_plain(text.text, limit as usize) {
             return (None, false);
+        }
+        if text.lossy {
+            self.change(Action::Neutralized, path, Rule::Msg3);
         }
         let clean = text::clean(text.text, limit as usize);
         if clean.neutralized {
@@ -236,7 +232,7 @@ impl<'a, 'v> Cleaned<'a, 'v> {
         if clean.truncated {
             self.change(Action::Truncated, path, Rule::Ai14);
         }
-        let touched = clean.neutralized || clean.truncated;
+        let touched = text.lossy || clean.neutralized || clean.truncated;
         let text = match clean.text {
             Cow::Owned(text) => Some(text),
             Cow::Borrowed(same) if text.lossy => Some(same.to_owned()),

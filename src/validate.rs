@@ -8,7 +8,6 @@ use crate::echo;
 use crate::error::Error;
 use crate::initiator;
 use crate::invocation;
-use crate::json::Kind;
 use crate::keys::KeyOptions;
 use crate::message::{self, TO_META};
 use crate::path::Path;
@@ -88,22 +87,14 @@ pub(crate) fn check(message: &Message, request: Option<&Message>, keys: &KeyOpti
             "/method".to_owned(),
             "`method` must be a string",
         ));
-    } else if root.is_object()
-        && (message.get(Place::Result).is_present() || message.get(Place::Error).is_present())
-    {
+    } else if message.is_response() {
         echo::check(message, request, keys, &mut out);
-    } else {
+    } else if let Err(error) = message::message(message) {
         out.push(Diagnostic::error(
-            Code::NotAMessage,
+            error.code(),
             Rule::Msg1,
             String::new(),
-            format!(
-                "expected a JSON-RPC message: an object with a string `method`, or with `result` or `error`; found {}",
-                match root.kind() {
-                    Some(Kind::Object) => "an object with neither",
-                    _ => root.article(),
-                }
-            ),
+            error.to_string(),
         ));
     }
     Report::from(out)
@@ -143,25 +134,31 @@ fn check_request(request: &Message, keys: &KeyOptions, out: &mut Vec<Diagnostic>
     initiator::check(request, keys, out);
 }
 
-/// Warns where `sanitize` under the default policy would neutralize (AI-13)
-/// or cut (AI-14) text: the same code decides both, so the warnings and the
-/// changes cannot drift. Under the default limits, fields cut to size always
-/// fit the 8192-byte envelope limit, so AI-14 warnings name fields.
+/// Warns where `sanitize` under the default policy would replace a lone
+/// surrogate (MSG-3), neutralize (AI-13) or cut (AI-14) text: the same code
+/// decides both, so the warnings and the changes cannot drift. Under the
+/// default limits, fields cut to size always fit the 8192-byte envelope
+/// limit, so AI-14 warnings name fields.
 fn would_change(envelope: &Envelope, path: &Path<'_>, out: &mut Vec<Diagnostic>) {
     let policy = Policy::default();
     for change in Cleaned::new(envelope, &policy, path).changes {
-        let (code, rule, message) = match change.action {
-            Action::Neutralized => (
+        let (code, rule, message) = match (change.action, change.rule) {
+            (Action::Neutralized, Rule::Msg3) => (
+                Code::LoneSurrogate,
+                Rule::Msg3,
+                "holds a lone UTF-16 surrogate, which no JSON store can keep; it reads, and sanitize writes it, as U+FFFD",
+            ),
+            (Action::Neutralized, _) => (
                 Code::ControlCharacter,
                 Rule::Ai13,
                 "holds line breaks, control or bidi characters that could forge or disguise log lines; sanitize replaces them",
             ),
-            Action::Truncated => (
+            (Action::Truncated, _) => (
                 Code::OverLimit,
                 Rule::Ai14,
                 "is over its default byte limit; sanitize truncates it",
             ),
-            Action::Redacted | Action::Dropped => continue,
+            (Action::Redacted | Action::Dropped, _) => continue,
         };
         out.push(Diagnostic::warning(code, rule, change.path, message));
     }

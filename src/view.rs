@@ -202,6 +202,13 @@ impl<'a> Message<'a> {
         self.get(Place::Root).is_object() && self.get(Place::Method).str().is_some()
     }
 
+    /// Whether this is a response: an object with `result` or `error`
+    /// (read when the call's reads hold the response group).
+    pub(crate) fn is_response(&self) -> bool {
+        self.get(Place::Root).is_object()
+            && (self.get(Place::Result).is_present() || self.get(Place::Error).is_present())
+    }
+
     /// The view of a `serde_json::Value`, its configured keys as `keys`
     /// says, of the places a call `reads` (the others stay absent).
     #[cfg(feature = "value")]

@@ -14,8 +14,13 @@ use mcp_provenance::{
 };
 use serde_json::{Value, json};
 
-/// The rules no vector can show: AI-16 is for viewers, tested in the browser.
-const NOT_VECTOR_RULES: [Rule; 1] = [Rule::Ai16];
+/// The rules no vector can show here: AI-16 is for viewers, tested in the
+/// browser; MSG-3 is about lone UTF-16 surrogates, which no Rust string
+/// holds (its vectors are in UTF16_ONLY).
+const NOT_VECTOR_RULES: [Rule; 2] = [Rule::Ai16, Rule::Msg3];
+/// The vectors whose input holds a lone surrogate: JSON text may escape one
+/// (`"\ud800"`), JavaScript reads it, serde_json refuses it.
+const UTF16_ONLY: &str = "utf16.json";
 const MIN_VECTORS: usize = 120;
 
 struct Vector {
@@ -39,6 +44,7 @@ fn load() -> Vec<Vector> {
         .expect("conformance/ exists")
         .map(|entry| entry.expect("readable entry").path())
         .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
+        .filter(|path| path.file_name().is_none_or(|name| name != UTF16_ONLY))
         .collect();
     files.sort();
     let mut vectors = Vec::new();

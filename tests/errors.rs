@@ -46,7 +46,7 @@ fn input_of_the_wrong_kind_is_a_type_error() {
         sanitize(json!("secret text"), &Policy::default()),
         "not-a-message",
         "TypeError",
-        "expected a JSON-RPC message object, not a string",
+        "expected a JSON-RPC message: an object with a string `method`, or with `result` or `error`; found a string",
     );
     assert_error(
         echo_turn_id(&call(), json!({"id": 1}), &keys),

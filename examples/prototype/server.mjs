@@ -1,8 +1,10 @@
 // The "employees" MCP server: Streamable HTTP on 127.0.0.1, data in SQLite,
 // and an audit record for every request it receives, stored in its own
-// SQLite database. Replies echo the request's turnId, and only that.
+// SQLite database (write-ahead logged: a record committed survives a crash).
+// A request that cannot be audited is refused, never served unaudited.
+// Replies echo the request's turnId, and only that.
 //
-//   node examples/prototype/server.mjs --data <dir>
+//   node examples/prototype/server.mjs --data <dir> [--port <n>]
 // prints "listening on http://127.0.0.1:<port>/mcp" once it is ready.
 
 import { randomUUID } from "node:crypto";
@@ -20,7 +22,7 @@ import { z } from "zod";
 import { auditRecord, echoTurnId, sanitize } from "../../pkg/index.mjs";
 import { readBody } from "./http.mjs";
 
-const { values: options } = parseArgs({ options: { data: { type: "string" } } });
+const { values: options } = parseArgs({ options: { data: { type: "string" }, port: { type: "string", default: "0" } } });
 const dataDir = options.data ?? process.cwd();
 
 const employees = seedEmployees(join(dataDir, "employees.db"));
@@ -40,6 +42,7 @@ function seedEmployees(path) {
 /** The audit store: one column per field of an audit record. */
 function openAudit(path) {
   const db = new Database(path);
+  db.pragma("journal_mode = WAL");
   db.exec(`CREATE TABLE IF NOT EXISTS audit (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
     received_at TEXT, session_id TEXT, principal TEXT,
@@ -99,7 +102,16 @@ class AuditingTransport {
   set onmessage(handler) {
     this.#inner.onmessage = (message, extra) => {
       if (typeof message.method === "string") {
-        record(message, this.#inner.sessionId);
+        try {
+          record(message, this.#inner.sessionId);
+        } catch (failure) {
+          // Fail closed: what cannot be audited is not served. The log names the failure, not the request.
+          console.error(`refused ${message.method}: the audit record could not be written (${failure?.code ?? failure?.name})`);
+          if (message.id !== undefined) {
+            this.#inner.send({ jsonrpc: "2.0", id: message.id, error: { code: -32603, message: "the request could not be audited" } });
+          }
+          return;
+        }
         if (message.id !== undefined) this.#pending.set(message.id, message);
       }
       handler(message, extra);
@@ -181,5 +193,5 @@ const http = createServer(async (req, res) => {
   }
 });
 
-http.listen(0, "127.0.0.1", () => console.log(`listening on http://127.0.0.1:${http.address().port}/mcp`));
+http.listen(Number(options.port), "127.0.0.1", () => console.log(`listening on http://127.0.0.1:${http.address().port}/mcp`));
 process.on("SIGTERM", () => { audit.close(); employees.close(); process.exit(0); });

@@ -1,0 +1,193 @@
+// Failing closed, message by message: each class of input the prototype's
+// gateway cannot process goes through the real gateway in front of an
+// upstream that captures what reaches it; the assertions read what the
+// upstream got, what the client got and what the gateway logged. Then the
+// server refuses a request it cannot audit, rather than serve it.
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+
+import Database from "better-sqlite3";
+
+import { AI_INVOCATION_KEY as KEY } from "../pkg/index.mjs";
+import { readBody, start, stop } from "../examples/prototype/http.mjs";
+import { root } from "./user.mjs";
+
+const gatewayScript = join(root, "examples/prototype/gateway.mjs");
+const SECRET = "my salary is 123456";
+const dir = mkdtempSync(join(tmpdir(), "mcp-provenance-failclosed-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+/** An upstream that records each body it gets and answers every request in it with an empty result. */
+async function capturingUpstream() {
+  const bodies = [];
+  const server = createServer(async (req, res) => {
+    const body = await readBody(req);
+    bodies.push(body);
+    const messages = [JSON.parse(body)].flat().filter((m) => m.id !== undefined && typeof m.method === "string");
+    res.writeHead(messages.length ? 200 : 202, { "content-type": "application/json" });
+    const results = messages.map((m) => ({ jsonrpc: "2.0", id: m.id, result: {} }));
+    res.end(messages.length ? JSON.stringify(Array.isArray(JSON.parse(body)) ? results : results[0]) : undefined);
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${server.address().port}/mcp`, bodies, close: () => server.close() };
+}
+
+/** The log's lines once it has more than `seen` (the gateway logs after it has answered). */
+async function linesAfter(file, seen) {
+  for (let waited = 0; waited < 5000; waited += 10) {
+    const lines = readFileSync(file, "utf8").trim().split("\n").filter(Boolean).map((line) => JSON.parse(line));
+    if (lines.length > seen) return lines;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`${file} has no new line`);
+}
+
+const call = (id, envelope, extra = {}) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "q", ...extra, _meta: { [KEY]: envelope } } });
+/** An unknown envelope field nested 200 objects deep: a policy that keeps unknown fields cannot read it. */
+const tooDeep = (id) => JSON.parse(JSON.stringify(call(id, { userIntent: { text: SECRET }, x: 0 })).replace('"x":0', `"x":${'{"x":'.repeat(200)}0${"}".repeat(200)}`));
+
+describe("the gateway, redacting intents and keeping unknown fields", () => {
+  let upstream;
+  let gateway;
+  const logFile = join(dir, "gateway.jsonl");
+  const post = async (body) => {
+    const response = await fetch(gateway.url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body });
+    return { status: response.status, body: await response.text() };
+  };
+  let lines = 0;
+  /** The log's lines, once the last request's are there. */
+  const logged = async () => {
+    const all = await linesAfter(logFile, lines);
+    lines = all.length;
+    return all;
+  };
+
+  before(async () => {
+    upstream = await capturingUpstream();
+    writeFileSync(logFile, "");
+    gateway = await start(gatewayScript, ["--upstream", upstream.url, "--log", logFile, "--redact-intent", "--keep-unknown"]);
+  });
+  after(async () => {
+    await stop(gateway.child);
+    upstream.close();
+  });
+
+  test("a body that is not JSON: a parse error from the gateway, nothing upstream, a log line", async () => {
+    const before = upstream.bodies.length;
+    const { status, body } = await post(`{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"_meta": {"${KEY}": {"userIntent": {"text": "${SECRET}"`);
+    assert.equal(status, 400);
+    assert.deepEqual(JSON.parse(body), { jsonrpc: "2.0", id: null, error: { code: -32700, message: "the body is not JSON" } });
+    assert.equal(upstream.bodies.length, before);
+    assert.equal((await logged()).at(-1).refused, "parse-error");
+  });
+
+  test("a request the library refuses: a JSON-RPC error with its code, nothing of it upstream", async () => {
+    const before = upstream.bodies.length;
+    const { body } = await post(JSON.stringify(tooDeep(7)));
+    assert.deepEqual(JSON.parse(body), { jsonrpc: "2.0", id: 7, error: { code: -32602, message: "the gateway cannot process this request's metadata", data: { code: "unreadable" } } });
+    assert.equal(upstream.bodies.length, before);
+    const [last] = (await logged()).slice(-1);
+    assert.deepEqual(last, { session: null, refused: "unreadable", libraryMs: last.libraryMs });
+  });
+
+  test("a batch with one such request: the others go on, the one is refused", async () => {
+    const batch = [call(1, { turnId: "t-1", userIntent: { text: SECRET } }), tooDeep(2), call(3, { model: { name: "m" } })];
+    const { body } = await post(JSON.stringify(batch));
+    const answers = JSON.parse(body);
+    assert.deepEqual(answers.map((a) => [a.id, "result" in a ? "result" : a.error.data.code]), [[1, "result"], [3, "result"], [2, "unreadable"]]);
+    const reached = JSON.parse(upstream.bodies.at(-1));
+    assert.deepEqual(reached.map((m) => m.id), [1, 3]);
+    assert.deepEqual(reached[0].params._meta[KEY].userIntent, { redacted: true });
+  });
+
+  test("a notification the library refuses is dropped; a bare userIntent is refused while redacting", async () => {
+    const before = upstream.bodies.length;
+    const { id, ...notification } = tooDeep(0);
+    await post(JSON.stringify(notification));
+    assert.equal(upstream.bodies.length, before);
+    const bare = { jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "q", _meta: { userIntent: { text: SECRET } } } };
+    const { body } = await post(JSON.stringify(bare));
+    assert.equal(JSON.parse(body).error.data.code, "bare-user-intent");
+    assert.equal(upstream.bodies.length, before);
+  });
+
+  test("no byte of any userIntent.text reached the upstream, and the log quotes none", () => {
+    assert.ok(upstream.bodies.length > 0);
+    for (const body of upstream.bodies) assert.ok(!body.includes(SECRET), body);
+    assert.ok(!readFileSync(logFile, "utf8").includes(SECRET));
+  });
+});
+
+describe("the gateway, forwarding by default", () => {
+  let upstream;
+  let gateway;
+  const logFile = join(dir, "default.jsonl");
+
+  before(async () => {
+    upstream = await capturingUpstream();
+    writeFileSync(logFile, "");
+    gateway = await start(gatewayScript, ["--upstream", upstream.url, "--log", logFile]);
+  });
+  after(async () => {
+    await stop(gateway.child);
+    upstream.close();
+  });
+
+  test("a valid envelope goes upstream as it came (AI-12); an invalid one as sanitize repairs it", async () => {
+    const post = (message) => fetch(gateway.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(message) });
+    const valid = call(1, { turnId: "t-1", userIntent: { text: "line\nbreak" }, vendor: 1 });
+    await post(valid);
+    assert.deepEqual(JSON.parse(upstream.bodies.at(-1)), valid);
+    await post(call(2, { turnId: 7, userIntent: { text: "hi" } }));
+    assert.deepEqual(JSON.parse(upstream.bodies.at(-1)).params._meta[KEY], { userIntent: { text: "hi" } });
+  });
+
+  test("an envelope of 100,000 unknown fields logs one bounded line", async () => {
+    const envelope = Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`f${i}`, i]));
+    const seen = (await linesAfter(logFile, 0)).length;
+    await (await fetch(gateway.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(call(3, envelope)) })).text();
+    const entry = (await linesAfter(logFile, seen)).at(-1);
+    assert.equal(entry.diagnostics.length, 65);
+    assert.ok(JSON.stringify(entry.diagnostics).length < 20_000);
+  });
+
+  test("an upstream that is gone: each request gets a JSON-RPC error, and the gateway lives on", async () => {
+    upstream.close();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const response = await fetch(gateway.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify([call(4, {}), call(5, {})]) });
+    assert.deepEqual((await response.json()).map((a) => [a.id, a.error.code]), [[4, -32603], [5, -32603]]);
+    assert.equal(gateway.child.exitCode, null);
+  });
+});
+
+describe("the server", () => {
+  let server;
+  const data = join(dir, "server");
+
+  before(async () => {
+    mkdirSync(data, { recursive: true });
+    server = await start(join(root, "examples/prototype/server.mjs"), ["--data", data]);
+  });
+  after(async () => stop(server.child));
+
+  test("refuses a request it cannot audit, and serves the next", async () => {
+    const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+    const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+    const client = new Client({ name: "test", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+    // The audit store refuses records of one tool, as a full disk or a broken store would refuse any.
+    const audit = new Database(join(data, "audit.db"));
+    audit.exec("CREATE TRIGGER refuse BEFORE INSERT ON audit WHEN NEW.tool = 'list_tables' BEGIN SELECT RAISE(ABORT, 'store refuses'); END");
+    audit.close();
+    await assert.rejects(client.callTool({ name: "list_tables", arguments: {} }), /could not be audited/);
+    const served = await client.callTool({ name: "refresh_dashboard", arguments: {} });
+    assert.ok(served.content.length > 0);
+    const rows = new Database(join(data, "audit.db"), { readonly: true }).prepare("SELECT tool FROM audit WHERE method = 'tools/call'").all();
+    assert.deepEqual(rows.map((row) => row.tool), ["refresh_dashboard"]);
+    await client.close();
+  });
+});
