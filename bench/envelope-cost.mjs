@@ -1,8 +1,9 @@
 // What validate + sanitize + stampInitiator cost as the message grows where
 // the library must not look (arguments) and where hostile text may be huge
-// (userIntent.text). Prints medians and ratios measured in one run; it
-// asserts nothing about time. Run it with `node bench/envelope-cost.mjs`
-// after `make build`.
+// (userIntent.text); then each function alone, as every string the call
+// reads (intent, turnId, legacy argument) grows from 3 KB to 50 MB. Prints
+// medians and ratios measured in one run; it asserts nothing about time.
+// Run it with `node bench/envelope-cost.mjs` after `make build`.
 import { performance } from "node:perf_hooks";
 
 import * as api from "../pkg/index.mjs";
@@ -62,4 +63,38 @@ for (const [what, small, large, smallName, largeName] of cases) {
   }
   const [ta, tb] = times.map(median);
   console.log(`${what}: ${smallName} ${(ta * 1000).toFixed(1)} µs, ${largeName} ${(tb * 1000).toFixed(1)} µs, ratio ${(tb / ta).toFixed(2)}`);
+}
+
+/** A request whose every string a function may read is `text`. */
+function everywhere(text) {
+  return {
+    jsonrpc: "2.0", id: 1, method: "tools/call",
+    params: { name: "q", arguments: { user_query: text }, _meta: { [KEY]: { userIntent: { text }, turnId: text } } },
+  };
+}
+
+const functions = {
+  validate: (m) => api.validate(m),
+  "validate (request)": (m) => api.validate({ jsonrpc: "2.0", id: 1, result: { _meta: { [KEY]: { turnId: m.params._meta[KEY].turnId } } } }, { request: m }),
+  sanitize: (m) => api.sanitize(m),
+  stampInitiator: (m) => api.stampInitiator(m),
+  clearInitiator: (m) => api.clearInitiator(m),
+  attachInvocation: (m) => api.attachInvocation({ method: "tools/call" }, m.params._meta[KEY]),
+  echoTurnId: (m) => api.echoTurnId(m, { jsonrpc: "2.0", id: 1, result: {} }),
+  auditRecord: (m) => api.auditRecord(m),
+  liftLegacyArguments: (m) => api.liftLegacyArguments(m, { remove: true }),
+};
+const sizes = [everywhere(text(3_000)), everywhere(text(50_000_000))];
+console.log("\neach function, every string it reads 3 KB or 50 MB:");
+for (const [name, call] of Object.entries(functions)) {
+  const times = [[], []];
+  for (let round = 0; round < 600; round++) {
+    for (const i of [0, 1]) {
+      const start = performance.now();
+      call(sizes[i]);
+      if (round >= 100) times[i].push(performance.now() - start);
+    }
+  }
+  const [ta, tb] = times.map(median);
+  console.log(`  ${name.padEnd(20)} ${(ta * 1000).toFixed(1).padStart(7)} µs ${(tb * 1000).toFixed(1).padStart(7)} µs  ratio ${(tb / ta).toFixed(2)}`);
 }

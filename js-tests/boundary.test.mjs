@@ -87,13 +87,15 @@ test("a policy that keeps more than the first reading held reads again: unknown 
   assert.deepEqual(changes, [{ action: "neutralized", path: `${ENVELOPE}/vendor/note`, rule: "AI-13" }]);
 });
 
-test("an echoed turnId is compared whole, however long", () => {
-  const long = "t".repeat(5000);
-  const request = withEnvelope({ turnId: `${long}a` });
+test("an echoed turnId is compared on its first 4,098 code units, and echoed whole", () => {
+  const head = "t".repeat(4000);
+  const sent = `${head}a${"x".repeat(200)}`;
+  const request = withEnvelope({ turnId: sent });
   const echo = (turnId) => ({ jsonrpc: "2.0", id: 1, result: { _meta: { [KEY]: { turnId } } } });
-  assert.deepEqual(api.validate(echo(`${long}b`), { request }).diagnostics.map((d) => d.code), ["turn-id-mismatch"]);
-  assert.deepEqual(api.validate(echo(`${long}a`), { request }).diagnostics, []);
-  assert.equal(api.echoTurnId(request, { id: 1, result: {} }).result._meta[KEY].turnId, `${long}a`);
+  assert.deepEqual(api.validate(echo(`${head}b${"x".repeat(200)}`), { request }).diagnostics.map((d) => d.code), ["turn-id-mismatch"]);
+  assert.deepEqual(api.validate(echo(sent), { request }).diagnostics, []);
+  assert.deepEqual(api.validate(echo(`${head}a${"x".repeat(150)}${"y".repeat(50)}`), { request }).diagnostics, [], "past what is read, not compared");
+  assert.equal(api.echoTurnId(request, { id: 1, result: {} }).result._meta[KEY].turnId, sent);
 });
 
 test("the module's memory grows for a large value, and calls go on working", () => {

@@ -90,6 +90,10 @@ test("100,000 unknown fields: 64 warnings and a summary, the same as 70 fields w
   });
   // Sorted by name, as natively: f0, f1, f10, f100, ...
   assert.equal(report.diagnostics[3].path, `/params/_meta/${KEY.replace("/", "~1")}/f100`);
+  const { message, changes } = api.sanitize(hostile["100,000 unknown fields"]);
+  assert.equal(changes.length, 65);
+  assert.deepEqual(changes.at(-1), { action: "omitted", path: "", rule: "MSG-2" });
+  assert.deepEqual(message.params._meta[KEY], {}, "every unknown field is dropped, listed or not");
 });
 
 test("a lone surrogate is reported, never replaced silently", () => {

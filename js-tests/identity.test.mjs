@@ -85,12 +85,15 @@ test("a new object along the changed path, the same objects everywhere else", ()
   assert.equal(response.result._meta, undefined);
 });
 
-test("a clean envelope passes sanitize as the very same object (AI-12)", () => {
+test("a clean envelope passes sanitize unchanged (AI-12), as plain data copied once", () => {
   const envelope = { model: { name: "m" }, turnId: "t" };
-  const input = { method: "tools/call", params: { _meta: { [KEY]: envelope } } };
+  const input = { method: "tools/call", params: { _meta: { [KEY]: envelope, other: { x: 1 } } } };
   const { message, changes } = api.sanitize(input);
   assert.deepEqual(changes, []);
-  assert.equal(message.params._meta[KEY], envelope);
+  assert.deepEqual(message, input);
+  // The objects the rules read are copies holding what was read; the rest is shared.
+  assert.notEqual(message.params._meta[KEY], envelope);
+  assert.equal(message.params._meta.other, input.params._meta.other);
 });
 
 test("liftLegacyArguments copies arguments shallowly, and only with remove", () => {

@@ -54,7 +54,7 @@ string_enum! {
     /// use mcp_provenance::Rule;
     ///
     /// assert_eq!(Rule::Ai13.as_str(), "AI-13");
-    /// assert_eq!(Rule::ALL.len(), 31);
+    /// assert_eq!(Rule::ALL.len(), 32);
     /// ```
     pub enum Rule {
         /// `validate` takes any value and reports what is not a JSON-RPC message.
@@ -119,6 +119,8 @@ string_enum! {
         Ui7 => "UI-7",
         /// Proxies and gateways preserve the `ui` entry.
         Ui8 => "UI-8",
+        /// Invisible characters that carry no meaning are reported and replaced.
+        Txt1 => "TXT-1",
     }
 }
 
@@ -177,10 +179,19 @@ string_enum! {
         /// An options object has a member of a name it does not have (error;
         /// a diagnostic from `validate`).
         UnknownOption => "unknown-option",
+        /// A string holds an invisible character that carries no meaning, a tag
+        /// character or a zero-width one (diagnostic, TXT-1).
+        InvisibleCharacter => "invisible-character",
         /// More diagnostics were found than a report lists (diagnostic, MSG-2).
         TooManyDiagnostics => "too-many-diagnostics",
         /// A string holds a lone UTF-16 surrogate, read as U+FFFD (diagnostic, MSG-3).
         LoneSurrogate => "lone-surrogate",
+        /// The WebAssembly module ran out of memory or trapped; the call was
+        /// refused and the module starts afresh (error; only the JS package meets it).
+        ResourceExhausted => "resource-exhausted",
+        /// The JS side and the module disagreed: a bug of the package, never of
+        /// the input (error; only the JS package meets it).
+        InternalError => "internal-error",
         /// An initiator argument outside `app`, `model`, `user`, `host` (error).
         InvalidInitiator => "invalid-initiator",
     }
@@ -224,6 +235,8 @@ string_enum! {
         Redacted => "redacted",
         /// The member was removed: malformed, unknown, over the envelope limit or by policy.
         Dropped => "dropped",
+        /// More changes were made than are listed: the list stops at 64 (MSG-2).
+        Omitted => "omitted",
     }
 }
 
@@ -305,8 +318,8 @@ impl Diagnostic {
     }
 }
 
-/// The most diagnostics a report lists (MSG-2).
-pub(crate) const MAX_DIAGNOSTICS: usize = 64;
+/// The most diagnostics a report lists, and changes `sanitize` lists (MSG-2).
+pub(crate) const MAX_LISTED: usize = 64;
 
 /// What [`validate`](crate::validate) found: `valid` is true exactly when no
 /// diagnostic is an error. At most 64 are listed, in the order of the
@@ -333,8 +346,8 @@ pub struct Report {
 impl From<Vec<Diagnostic>> for Report {
     fn from(mut diagnostics: Vec<Diagnostic>) -> Self {
         let valid = diagnostics.iter().all(|d| d.severity != Severity::Error);
-        if diagnostics.len() > MAX_DIAGNOSTICS {
-            let left_out = diagnostics.split_off(MAX_DIAGNOSTICS);
+        if diagnostics.len() > MAX_LISTED {
+            let left_out = diagnostics.split_off(MAX_LISTED);
             let severity = if left_out.iter().any(|d| d.severity == Severity::Error) {
                 Severity::Error
             } else {
@@ -346,7 +359,9 @@ impl From<Vec<Diagnostic>> for Report {
                 severity,
                 Rule::Msg2,
                 String::new(),
-                format!("{count} more diagnostics were found; a report lists the first {MAX_DIAGNOSTICS}"),
+                format!(
+                    "{count} more diagnostics were found; a report lists the first {MAX_LISTED}"
+                ),
             ));
         }
         Report { valid, diagnostics }

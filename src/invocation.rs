@@ -1,6 +1,6 @@
 //! The SEP-2817 envelope: its shape (AI-2..AI-8) and attaching it to a request.
 
-use crate::diagnostics::{Code, Diagnostic, MAX_DIAGNOSTICS, Rule, Severity};
+use crate::diagnostics::{Code, Diagnostic, MAX_LISTED, Rule, Severity};
 use crate::edit::{Edit, Put, Target};
 use crate::error::Error;
 use crate::json::{Kind, Slot};
@@ -88,7 +88,7 @@ fn warn_unknown(unknown: &[(&str, Slot<'_>)], path: &Path<'_>, out: &mut Vec<Dia
     for (name, _) in unknown {
         // Past what a report lists only their number counts (MSG-2): an
         // envelope of a million members costs no million pointers.
-        let (path, message) = if out.len() < MAX_DIAGNOSTICS {
+        let (path, message) = if out.len() < MAX_LISTED {
             (
                 path.join(name).render(),
                 "a field SEP-2817 does not define; the default policy drops it",

@@ -164,11 +164,16 @@ impl Number<'_> {
         }
     }
 
-    /// Appends the number's JSON text.
+    /// Appends the number's JSON text, as `JSON.stringify` writes it, so
+    /// that sizes agree in every runtime: `1e20` is
+    /// `100000000000000000000`, `1e-7` is `1e-7`.
     fn write(&self, out: &mut String) {
         match self {
             #[cfg(feature = "value")]
-            Number::Value(number) => out.push_str(&number.to_string()),
+            Number::Value(number) => match number.as_f64() {
+                Some(value) => out.push_str(ryu_js::Buffer::new().format(value)),
+                None => out.push_str("null"),
+            },
             Number::Text(_, text) => out.push_str(text),
             // Never inside a value read whole; written as JSON writes a
             // number it cannot hold, should it ever be.

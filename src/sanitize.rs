@@ -5,7 +5,7 @@ use std::borrow::Cow;
 #[cfg(feature = "value")]
 use serde::Serialize;
 
-use crate::diagnostics::{Action, Change, Rule};
+use crate::diagnostics::{Action, Change, MAX_LISTED, Rule};
 use crate::edit::{Edit, Put, Target};
 use crate::error::Error;
 use crate::json::{self, Slot, Text};
@@ -119,10 +119,16 @@ pub(crate) fn plan(view: &Message, policy: &Policy) -> Result<Plan, Error> {
     let path = Path::place(Place::Envelope, &policy.keys);
     let cleaned = Cleaned::new(&view.envelope, policy, &path);
     let edits = cleaned.edits(Place::Envelope);
-    Ok(Plan {
-        changes: cleaned.changes,
-        edits,
-    })
+    let mut changes = cleaned.changes;
+    if changes.len() > MAX_LISTED {
+        changes.truncate(MAX_LISTED);
+        changes.push(Change {
+            action: Action::Omitted,
+            path: String::new(),
+            rule: Rule::Msg2,
+        });
+    }
+    Ok(Plan { changes, edits })
 }
 
 /// What becomes of one member an envelope field defines.
@@ -229,10 +235,13 @@ impl<'a, 'v> Cleaned<'a, 'v> {
         if clean.neutralized {
             self.change(Action::Neutralized, path, Rule::Ai13);
         }
+        if clean.invisible {
+            self.change(Action::Neutralized, path, Rule::Txt1);
+        }
         if clean.truncated {
             self.change(Action::Truncated, path, Rule::Ai14);
         }
-        let touched = text.lossy || clean.neutralized || clean.truncated;
+        let touched = text.lossy || clean.neutralized || clean.invisible || clean.truncated;
         let text = match clean.text {
             Cow::Owned(text) => Some(text),
             Cow::Borrowed(same) if text.lossy => Some(same.to_owned()),

@@ -1,4 +1,5 @@
-//! Text made safe to persist: AI-13 neutralization and AI-14 byte limits.
+//! Text made safe to persist: AI-13 neutralization, TXT-1 invisible
+//! characters, and AI-14 byte limits.
 
 use std::borrow::Cow;
 
@@ -11,6 +12,8 @@ enum Class {
     LineBreak,
     /// Any other control or bidi control of AI-13: becomes U+FFFD.
     Control,
+    /// An invisible character that carries no meaning (TXT-1): becomes U+FFFD.
+    Invisible,
 }
 
 fn class(c: char) -> Class {
@@ -25,17 +28,26 @@ fn class(c: char) -> Class {
         | '\u{200F}'
         | '\u{202A}'..='\u{202E}'
         | '\u{2066}'..='\u{2069}' => Class::Control,
+        // Zero width space, word joiner, the invisible mathematical
+        // operators, the byte order mark, the Mongolian vowel separator, and
+        // the tag characters. Not ZWJ (U+200D) and ZWNJ (U+200C): scripts
+        // and emoji sequences need them.
+        '\u{200B}'
+        | '\u{2060}'..='\u{2064}'
+        | '\u{FEFF}'
+        | '\u{180E}'
+        | '\u{E0000}'..='\u{E007F}' => Class::Invisible,
         _ => Class::Keep,
     }
 }
 
-/// What AI-13 makes of one character: line breaks become a space, other
-/// controls U+FFFD, the rest stays.
+/// What AI-13 and TXT-1 make of one character: line breaks become a space,
+/// other controls and invisible characters U+FFFD, the rest stays.
 fn neutral(c: char) -> char {
     match class(c) {
         Class::Keep => c,
         Class::LineBreak => ' ',
-        Class::Control => '\u{FFFD}',
+        Class::Control | Class::Invisible => '\u{FFFD}',
     }
 }
 
@@ -112,30 +124,56 @@ pub(crate) struct Clean<'a> {
     pub text: Cow<'a, str>,
     /// A character AI-13 replaces stands in the part that was kept.
     pub neutralized: bool,
+    /// An invisible character TXT-1 replaces stands in the part that was kept.
+    pub invisible: bool,
     /// The text was cut and ends with "…".
     pub truncated: bool,
 }
 
-/// Neutralizes `text` (AI-13) and cuts it to `max_bytes` UTF-8 bytes, never
-/// inside a code point, ending a cut text with "…" (AI-14). Only what is kept
-/// counts: a control character in the part cut away is not reported as
-/// neutralized. So the result depends on the first `max_bytes + 1`
-/// characters alone, and a caller may hand over no more of a hostile string.
-/// `max_bytes` is at least 16.
+/// Which rules replaced a character so far.
+#[derive(Clone, Copy, Default)]
+struct Found {
+    neutralized: bool,
+    invisible: bool,
+}
+
+impl Found {
+    fn with(self, c: char) -> Self {
+        match class(c) {
+            Class::Keep => self,
+            Class::Invisible => Found {
+                invisible: true,
+                ..self
+            },
+            Class::LineBreak | Class::Control => Found {
+                neutralized: true,
+                ..self
+            },
+        }
+    }
+}
+
+/// Neutralizes `text` (AI-13, TXT-1) and cuts it to `max_bytes` UTF-8
+/// bytes, never inside a code point, ending a cut text with "…" (AI-14).
+/// Only what is kept counts: a control character in the part cut away is
+/// not reported as neutralized. So the result depends on the first
+/// `max_bytes + 1` characters alone, and a caller may hand over no more of
+/// a hostile string. `max_bytes` is at least 16.
 pub(crate) fn clean(text: &str, max_bytes: usize) -> Clean<'_> {
     if is_plain(text, max_bytes) {
         return Clean {
             text: Cow::Borrowed(text),
             neutralized: false,
+            invisible: false,
             truncated: false,
         };
     }
     let budget = max_bytes.saturating_sub(ELLIPSIS.len());
     let mut kept = String::with_capacity(text.len().min(max_bytes + 4));
-    let mut neutralized = false;
-    // How long `kept` was, and whether it had neutralized, when it last fit
-    // the budget: where a text too long is cut.
-    let mut fit = (0, false);
+    let mut found = Found::default();
+    // How long `kept` was, and what had been replaced, when it last fit the
+    // budget: where a text too long is cut.
+    let mut fit = (0, found);
     let mut rest = text;
     // Neutralized text goes into `kept` until all of it is there or it is
     // longer than `max_bytes`: printable ASCII a run at a time, the rest a
@@ -144,7 +182,7 @@ pub(crate) fn clean(text: &str, max_bytes: usize) -> Clean<'_> {
         let run = printable_prefix(rest.as_bytes()).min(max_bytes + 1 - kept.len());
         if let Some((ascii, after)) = rest.split_at_checked(run).filter(|(a, _)| !a.is_empty()) {
             if kept.len() <= budget {
-                fit = ((kept.len() + run).min(budget), neutralized);
+                fit = ((kept.len() + run).min(budget), found);
             }
             kept.push_str(ascii);
             rest = after;
@@ -152,23 +190,23 @@ pub(crate) fn clean(text: &str, max_bytes: usize) -> Clean<'_> {
         }
         let mut chars = rest.chars();
         let Some(c) = chars.next() else { break };
-        let n = neutral(c);
-        kept.push(n);
-        neutralized |= n != c;
+        kept.push(neutral(c));
+        found = found.with(c);
         rest = chars.as_str();
         if kept.len() <= budget {
-            fit = (kept.len(), neutralized);
+            fit = (kept.len(), found);
         }
     }
     let truncated = kept.len() > max_bytes;
     if truncated {
         kept.truncate(fit.0);
         kept.push_str(ELLIPSIS);
-        neutralized = fit.1;
+        found = fit.1;
     }
     Clean {
         text: Cow::Owned(kept),
-        neutralized,
+        neutralized: found.neutralized,
+        invisible: found.invisible,
         truncated,
     }
 }
@@ -245,6 +283,7 @@ mod tests {
     /// whole characters that leaves room for "…".
     #[test]
     fn clean_agrees_with_the_plain_reading() {
+        // Every piece below that changes is an AI-13 character.
         let reference = |text: &str, max: usize| {
             let all: Vec<(char, char)> = text.chars().map(|c| (c, neutral(c))).collect();
             if all.iter().map(|(_, n)| n.len_utf8()).sum::<usize>() <= max {

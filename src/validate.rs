@@ -121,13 +121,13 @@ fn check_request(request: &Message, keys: &KeyOptions, out: &mut Vec<Diagnostic>
     for (field, place) in ENVELOPE.iter().zip(Place::BARE) {
         let configured = [keys.invocation_key(), keys.ui_key()];
         if request.get(place).is_present() && !configured.contains(&field.name) {
-            let key = keys.invocation_key();
+            // The message names the field, never the configured key: an option's value is not quoted.
             let name = field.name;
             out.push(Diagnostic::warning(
                 Code::BareKey,
                 Rule::Ai9,
                 Path::place(place, keys).render(),
-                format!("a bare `_meta.{name}` is not SEP-2817's convention; put `{name}` inside `_meta[\"{key}\"]`"),
+                format!("a bare `_meta.{name}` is not SEP-2817's convention; put `{name}` inside the envelope"),
             ));
         }
     }
@@ -148,6 +148,11 @@ fn would_change(envelope: &Envelope, path: &Path<'_>, out: &mut Vec<Diagnostic>)
                 Rule::Msg3,
                 "holds a lone UTF-16 surrogate, which no JSON store can keep; it reads, and sanitize writes it, as U+FFFD",
             ),
+            (Action::Neutralized, Rule::Txt1) => (
+                Code::InvisibleCharacter,
+                Rule::Txt1,
+                "holds invisible characters (tag or zero-width characters) that could hide text from a reader; sanitize replaces them",
+            ),
             (Action::Neutralized, _) => (
                 Code::ControlCharacter,
                 Rule::Ai13,
@@ -158,7 +163,7 @@ fn would_change(envelope: &Envelope, path: &Path<'_>, out: &mut Vec<Diagnostic>)
                 Rule::Ai14,
                 "is over its default byte limit; sanitize truncates it",
             ),
-            (Action::Redacted | Action::Dropped, _) => continue,
+            (Action::Redacted | Action::Dropped | Action::Omitted, _) => continue,
         };
         out.push(Diagnostic::warning(code, rule, change.path, message));
     }

@@ -11,10 +11,17 @@ const NONE = 255;
 
 /** The keys from the message down to each place, in the table's order. */
 const PLACE_KEYS = [];
-(function walk(node, keys) {
+/**
+ * The places a copy is not pinned at: the legacy arguments, which only
+ * liftLegacyArguments reads, as the source of what it copies into the
+ * envelope (from the values read), and which it copies only to remove them.
+ */
+const UNPINNED = new Set();
+(function walk(node, keys, legacy) {
   PLACE_KEYS[node.place] = keys;
-  for (const child of node.children) walk(child, [...keys, child.key]);
-})(table.message, []);
+  if (legacy) UNPINNED.add(node.place);
+  for (const child of node.children) walk(child, [...keys, child.key], legacy || child.group === table.groups.Legacy);
+})(table.message, [], false);
 
 export class Answer {
   constructor(bytes, at) {
@@ -162,22 +169,36 @@ function clone(value) {
   return out;
 }
 
+/** Writes into `path` the member names from the root of an argument to a place, and an envelope field and member of it; how many there are. */
+function placePath(place, field, member, keys, path) {
+  let n = 0;
+  for (const key of PLACE_KEYS[place]) path[n++] = typeof key === "string" ? key : keys[key.configured];
+  if (field !== NONE) {
+    path[n++] = table.envelope[field].name;
+    if (member !== NONE) path[n++] = table.envelope[field].members[member];
+  }
+  return n;
+}
+
 /**
  * Writes into `path` the member names from the root of an argument to the
  * target the answer holds next; how many there are.
  */
 function target(answer, keys, path) {
-  let n = 0;
-  for (const key of PLACE_KEYS[answer.u8()]) path[n++] = typeof key === "string" ? key : keys[key.configured];
-  const field = answer.u8();
-  const member = answer.u8();
-  if (field !== NONE) {
-    path[n++] = table.envelope[field].name;
-    if (member !== NONE) path[n++] = table.envelope[field].members[member];
-  }
+  let n = placePath(answer.u8(), answer.u8(), answer.u8(), keys, path);
   const name = answer.opt();
   if (name !== undefined) path[n++] = name;
   return n;
+}
+
+const NOT_PINNED = Symbol("not pinned");
+
+/** The value read of the subject at `place` (its own value, not a field's), or NOT_PINNED. */
+function pinnedAt(pins, place) {
+  for (let i = 0; i < pins.length; i += 4) {
+    if (pins[i] === place && pins[i + 1] === NONE) return pins[i + 3];
+  }
+  return NOT_PINNED;
 }
 
 /** Member names, reused from edit to edit. */
@@ -185,27 +206,48 @@ const path = [];
 const sourcePath = [];
 
 /**
- * A copy of `subject` carrying the edits the answer holds next: a new
- * object along each changed path, every other member shared. `inputs` are
- * the call's arguments, for edits that copy what stands in one of them (0
- * is `subject` itself, as it was).
+ * The object in the copy `root` at the first `n - 1` names of `path`, each
+ * object on the way copied once (into `made`) and never read again.
  */
-export function apply(answer, subject, keys, inputs) {
+function descend(root, made, n) {
+  let at = root;
+  for (let i = 0; i < n - 1; i++) {
+    const name = path[i];
+    let next = own(at, name);
+    if (!made.includes(next)) {
+      next = typeof next === "object" && next !== null && !Array.isArray(next) ? copy(next) : {};
+      made.push(next);
+      put(at, name, next);
+    }
+    at = next;
+  }
+  return at;
+}
+
+/**
+ * A copy of `subject` carrying the edits the answer holds next: a new
+ * object along each changed path, every other member shared. First each
+ * place the core read of it (`pins`, see Writer.subject) is written into
+ * the copy as the value read, a data property, so that what the rules
+ * decided on is what is returned, whatever a getter or Proxy would answer
+ * when read again; then the edits. `inputs` are the call's arguments, for
+ * edits that copy what stands in one of them (0 is `subject` itself, as it
+ * was).
+ */
+export function apply(answer, subject, keys, inputs, pins) {
   const root = copy(subject);
   const made = [root];
+  for (let i = 0; i < pins.length; i += 4) {
+    if (UNPINNED.has(pins[i])) continue;
+    const n = placePath(pins[i], pins[i + 1], pins[i + 2], keys, path);
+    const at = descend(root, made, n);
+    const value = pins[i + 3];
+    if (value === undefined) delete at[path[n - 1]];
+    else put(at, path[n - 1], value);
+  }
   for (let edits = answer.u32(); edits > 0; edits--) {
     const n = target(answer, keys, path);
-    let at = root;
-    for (let i = 0; i < n - 1; i++) {
-      const name = path[i];
-      let next = own(at, name);
-      if (!made.includes(next)) {
-        next = typeof next === "object" && next !== null && !Array.isArray(next) ? copy(next) : {};
-        made.push(next);
-        put(at, name, next);
-      }
-      at = next;
-    }
+    const at = descend(root, made, n);
     const last = path[n - 1];
     switch (answer.u8()) {
       case 0:
@@ -227,9 +269,14 @@ export function apply(answer, subject, keys, inputs) {
         put(at, last, JSON.parse(answer.str()));
         break;
       default: {
-        let source = inputs[answer.u8()];
+        // What stands at a place of an argument: from the subject, the value read there, when it was read.
+        const input = answer.u8();
+        const place = answer.bytes[answer.at];
         const m = target(answer, keys, sourcePath);
-        for (let i = 0; i < m; i++) source = own(source, sourcePath[i]);
+        const pinned = input === 0 ? pinnedAt(pins, place) : NOT_PINNED;
+        let source = inputs[input];
+        if (pinned !== NOT_PINNED) source = pinned;
+        else for (let i = 0; i < m; i++) source = own(source, sourcePath[i]);
         put(at, last, clone(source));
       }
     }

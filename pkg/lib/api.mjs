@@ -16,11 +16,15 @@ function keysOf(found = {}) {
   return { invocation: found.invocationKey ?? AI_INVOCATION_KEY, ui: found.uiKey ?? UI_KEY };
 }
 
-/** Writes `options` whole (but for its member `apart`) and `message`; the keys in force. */
-function optionsAndMessage(w, flags, options, message, keysIn) {
+/**
+ * Writes `options` whole and `message`; the keys in force. `subject`: the
+ * call returns a copy of `message`, in which what was read is pinned.
+ */
+function optionsAndMessage(w, flags, options, message, { keysIn, subject = false } = {}) {
   const found = w.options(options, undefined, keysIn);
   const keys = keysOf(found.keys);
-  readMessage(w, message, flags, keys.invocation, keys.ui);
+  if (subject) w.subject(() => readMessage(w, message, flags, keys.invocation, keys.ui));
+  else readMessage(w, message, flags, keys.invocation, keys.ui);
   return keys;
 }
 
@@ -34,9 +38,9 @@ export function validate(message, options) {
 }
 
 export function sanitize(message, policy) {
-  return call("Sanitize", (w, flags) => optionsAndMessage(w, flags, policy, message), (answer, _, keys) => {
+  return call("Sanitize", (w, flags) => optionsAndMessage(w, flags, policy, message, { subject: true }), (answer, _, keys, pins) => {
     const changes = answer.changes();
-    return { message: apply(answer, message, keys, [message]), changes };
+    return { message: apply(answer, message, keys, [message], pins), changes };
   });
 }
 
@@ -44,40 +48,40 @@ export function stampInitiator(request, initiator, options) {
   return call("StampInitiator", (w, flags) => {
     const keys = keysOf(w.options(options).keys);
     w.whole(initiator);
-    readMessage(w, request, flags, keys.invocation, keys.ui);
+    w.subject(() => readMessage(w, request, flags, keys.invocation, keys.ui));
     return keys;
-  }, (answer, _, keys) => apply(answer, request, keys, [request]));
+  }, (answer, _, keys, pins) => apply(answer, request, keys, [request], pins));
 }
 
 export function clearInitiator(request, options) {
-  return call("ClearInitiator", (w, flags) => optionsAndMessage(w, flags, options, request),
-    (answer, _, keys) => apply(answer, request, keys, [request]));
+  return call("ClearInitiator", (w, flags) => optionsAndMessage(w, flags, options, request, { subject: true }),
+    (answer, _, keys, pins) => apply(answer, request, keys, [request], pins));
 }
 
 export function attachInvocation(request, invocation, options) {
   return call("AttachInvocation", (w, flags) => {
-    const keys = optionsAndMessage(w, flags, options, request);
+    const keys = optionsAndMessage(w, flags, options, request, { subject: true });
     readEnvelope(w, invocation, FIELDS | WHOLE);
     return keys;
-  }, (answer, _, keys) => apply(answer, request, keys, [request, invocation]));
+  }, (answer, _, keys, pins) => apply(answer, request, keys, [request, invocation], pins));
 }
 
 export function echoTurnId(request, response, options) {
   return call("EchoTurnId", (w, flags) => {
     const keys = optionsAndMessage(w, flags, options, request);
-    readMessage(w, response, flags, keys.invocation, keys.ui);
+    w.subject(() => readMessage(w, response, flags, keys.invocation, keys.ui));
     return keys;
-  }, (answer, _, keys) => apply(answer, response, keys, [response, request]));
+  }, (answer, _, keys, pins) => apply(answer, response, keys, [response, request], pins));
 }
 
 export function auditRecord(request, context) {
-  return call("AuditRecord", (w, flags) => optionsAndMessage(w, flags, context, request, table.keysIn.AuditRecord),
+  return call("AuditRecord", (w, flags) => optionsAndMessage(w, flags, context, request, { keysIn: table.keysIn.AuditRecord }),
     (answer) => answer.record());
 }
 
 export function liftLegacyArguments(request, options) {
-  return call("LiftLegacyArguments", (w, flags) => optionsAndMessage(w, flags, options, request),
-    (answer, _, keys) => apply(answer, request, keys, [request]));
+  return call("LiftLegacyArguments", (w, flags) => optionsAndMessage(w, flags, options, request, { subject: true }),
+    (answer, _, keys, pins) => apply(answer, request, keys, [request], pins));
 }
 
 export function isValidMetaKey(key) {

@@ -13,6 +13,8 @@ const DEFAULT_CUT = table.limits.cut;
 
 let writer;
 let answerAt;
+/** The errors the core answered with, thrown as they are; anything else thrown is made one of ours. */
+const answered = new WeakSet();
 
 /** Uses `instance`, an instantiated mcp_provenance.wasm, from now on (tests give their own). */
 export function start(instance) {
@@ -28,14 +30,48 @@ function instantiate() {
   return new WebAssembly.Instance(new WebAssembly.Module(bytes));
 }
 
+/** A `TypeError` or `RangeError` with one of the core's codes. */
+function coded(Kind, code, message) {
+  const error = new Kind(message);
+  error.code = code;
+  return error;
+}
+
+/**
+ * What a call that failed throws: the core's own errors as they are; a trap
+ * of the module as `resource-exhausted` (and the module starts afresh, so
+ * that no call after it meets a broken instance); a value that threw while
+ * read or copied as `unreadable`; running out of room in JS as
+ * `resource-exhausted`. The message never quotes what was thrown.
+ */
+function refused(thrown) {
+  if (answered.has(thrown)) return thrown;
+  if (thrown instanceof WebAssembly.RuntimeError) {
+    writer = undefined;
+    return coded(RangeError, "resource-exhausted", "the WebAssembly module ran out of memory or trapped; the call was refused and the module starts afresh");
+  }
+  if (thrown instanceof RangeError) return coded(RangeError, "resource-exhausted", "the call ran out of room in JavaScript (a string or value too large)");
+  return coded(TypeError, "unreadable", "the value cannot be read as JSON: a getter or Proxy trap threw");
+}
+
 /**
  * Makes one call of the op named `op`: `write(writer, flags)` writes its
  * arguments after the header and returns the key options it found;
- * `read(answer, status, keys)` makes the result. When the core asks to read
+ * `read(answer, status, keys, pins)` makes the result (pins: what was read
+ * of the call's subject, see Writer.subject). When the core asks to read
  * again (a policy that keeps more than the first reading held), the call is
- * made once more as asked.
+ * made once more as asked. Whatever fails, what is thrown is a coded
+ * `TypeError` or `RangeError`.
  */
 export function call(op, write, read) {
+  try {
+    return attempt(op, write, read);
+  } catch (thrown) {
+    throw refused(thrown);
+  }
+}
+
+function attempt(op, write, read) {
   if (writer === undefined) start(instantiate());
   let flags = FIRST[op];
   let cut = DEFAULT_CUT;
@@ -52,8 +88,16 @@ export function call(op, write, read) {
       cut = answer.u32();
       continue;
     }
-    if (status === STATUS.ERROR) throw answer.error();
-    if (status === STATUS.MALFORMED) throw new Error(`mcp-provenance: the ${op} tape broke its form (a bug of this package)`);
-    return read(answer, status, keys);
+    if (status === STATUS.ERROR) {
+      const error = answer.error();
+      answered.add(error);
+      throw error;
+    }
+    if (status === STATUS.MALFORMED) {
+      const error = coded(RangeError, "internal-error", `the ${op} tape broke its form: a bug of mcp-provenance, not of the input`);
+      answered.add(error);
+      throw error;
+    }
+    return read(answer, status, keys, writer.pins);
   }
 }

@@ -13,12 +13,15 @@ import { table } from "../dist/table.mjs";
 
 const { ABSENT, NULL, FALSE, TRUE, NUMBER, NUMBER_TEXT, STRING, ARRAY, OBJECT, ARRAY_WHOLE, OBJECT_WHOLE, UNREADABLE, CUT, LOSSY } = table.tags;
 const { WHOLE } = table.flags;
-const { record: RECORD, records: RECORDS_ROOM, unfinished: UNFINISHED } = table.limits;
+const {
+  record: RECORD, records: RECORDS_ROOM, unfinished: UNFINISHED,
+  depth: MAX_DEPTH, items: MAX_ITEMS, values: MAX_VALUES, valueBytes: MAX_VALUE_BYTES, optionChars: MAX_OPTION_CHARS,
+} = table.limits;
 const [RECORDS, STRINGS, VALUES] = [0, 1, 2];
 const WHAT = Object.fromEntries(table.what.map((name, index) => [name, index]));
 const KEY_OPTIONS = table.keyOptions;
-const MAX_DEPTH = 128;
-const MAX_ITEMS = 1_048_576;
+/** No field, no member: a place's own value. */
+const NONE = 255;
 /** Strings longer than this go through TextEncoder, which moves long ones faster than a loop. */
 const ENCODE_LONGER = 32;
 
@@ -56,6 +59,18 @@ export class Writer {
     this.s = 0;
     this.v = 0;
     this.cut = 0;
+    /** The longest string allowed (options); 0 for any. */
+    this.longest = 0;
+    /** Values read whole in this call. */
+    this.values = 0;
+    /**
+     * The scalars read of the call's subject (the message it returns a copy
+     * of), four entries each: place, field, member, value. The copy holds
+     * each as it was read (pkg/lib/answer.mjs), whatever a getter or Proxy
+     * would answer when read again.
+     */
+    this.pins = [];
+    this.pinning = false;
     /** The CUT and LOSSY flags of the string being written. */
     this.flags = 0;
     this.ancestors = [];
@@ -91,6 +106,20 @@ export class Writer {
     this.s = 0;
     this.v = 0;
     this.cut = cut;
+    this.longest = 0;
+    this.values = 0;
+    this.pins.length = 0;
+    this.pinning = false;
+  }
+
+  /** Runs `read`, which reads the call's subject: what it reads is pinned. */
+  subject(read) {
+    this.pinning = true;
+    try {
+      read();
+    } finally {
+      this.pinning = false;
+    }
   }
 
   /** Runs `read`, which writes the call's arguments; a throw from a getter or Proxy trap is written where it happened. */
@@ -101,8 +130,7 @@ export class Writer {
       if (error !== STOP) {
         // Where the throw happened: inside a value being read whole, or at a place's record.
         if (this.unfinished > 0) {
-          this.byte(UNREADABLE);
-          this.byte(WHAT.threw);
+          this.unreadableValue(WHAT.threw);
         } else {
           this.unreadable(WHAT.threw, false);
         }
@@ -171,8 +199,9 @@ export class Writer {
     this.r = r + RECORD;
   }
 
-  /** A place read as a scalar: its value, or for a container its type. */
-  value(value) {
+  /** A place read as a scalar (`place`, and the envelope field and member it is, when given): its value, or for a container its type. */
+  value(value, place, field = NONE, member = NONE) {
+    if (this.pinning && place !== undefined && (typeof value !== "object" || value === null)) this.pins.push(place, field, member, value);
     switch (typeof value) {
       case "undefined": return this.tag(ABSENT);
       case "string": return this.string(value);
@@ -252,7 +281,10 @@ export class Writer {
   // --- The values area: the compact form ----------------------------------
 
   room(n) {
-    if (this.v + n > this.valuesRoom) this.grow(VALUES, this.v + n);
+    if (this.v + n > this.valuesRoom) {
+      if (this.v + n > MAX_VALUE_BYTES) this.stop(WHAT.tooLarge);
+      this.grow(VALUES, this.v + n);
+    }
   }
 
   byte(value) {
@@ -268,6 +300,7 @@ export class Writer {
 
   /** A `str` in the values area: a member name, or a string of a value read whole. */
   name(text) {
+    if (this.longest !== 0 && text.length > this.longest) this.stop(WHAT.longOption);
     this.flags = 0;
     text = this.cutText(text);
     this.room(5 + 3 * text.length);
@@ -348,13 +381,20 @@ export class Writer {
 
   /** UNREADABLE in the values area, and the reading stops. */
   stop(what) {
-    this.byte(UNREADABLE);
-    this.byte(what);
+    this.unreadableValue(what);
     throw STOP;
+  }
+
+  /** UNREADABLE and what it was, in the values area: room is made whatever the bound, for these two bytes. */
+  unreadableValue(what) {
+    if (this.v + 2 > this.valuesRoom) this.grow(VALUES, this.v + 2);
+    this.bytes[this.valuesAt + this.v++] = UNREADABLE;
+    this.bytes[this.valuesAt + this.v++] = what;
   }
 
   /** All of `value` in the values area, as JSON.stringify reads it (without calling toJSON). */
   compact(value, keys) {
+    if (++this.values > MAX_VALUES) return this.stop(WHAT.tooMany);
     if (typeof value !== "object" || value === null) return this.scalar(value);
     const ancestors = this.ancestors;
     if (ancestors.length >= MAX_DEPTH) return this.stop(WHAT.tooDeep);
@@ -390,12 +430,14 @@ export class Writer {
    * An options argument, whole, but for its member `apart`, which is
    * returned to be read as the message it is. Returns too the key options
    * found in it (or in its member `keysIn`), to read the message under.
-   * Strings are never cut.
+   * Strings are never cut: one longer than an option can be stops the
+   * reading before it is copied.
    */
   options(options, apart, keysIn) {
     const found = { keys: {}, apart: undefined };
     const cut = this.cut;
     this.cut = 0;
+    this.longest = MAX_OPTION_CHARS;
     if (typeof options !== "object" || options === null || Array.isArray(options) || !isPlain(options)) {
       this.whole(options);
     } else {
@@ -415,6 +457,7 @@ export class Writer {
       this.close(at, count);
     }
     this.cut = cut;
+    this.longest = 0;
     return found;
   }
 

@@ -4,13 +4,16 @@
 //! rule and tag as the core does.
 
 use super::answer::Answer;
-use super::tape::{MAX_RECORDS, RECORD, UNFINISHED, WHAT, WHOLE};
+use super::tape::{
+    MAX_DEPTH, MAX_ITEMS, MAX_OPTION_CHARS, MAX_RECORDS, MAX_VALUE_BYTES, MAX_VALUES, RECORD,
+    UNFINISHED, WHAT, WHOLE,
+};
 use super::{ERROR, MALFORMED, Op, RETRY, first_read};
 use crate::diagnostics::{Action, Code, Rule, Severity};
 use crate::json::{compact, write_string};
 use crate::keys::{AI_INVOCATION_KEY, KeyOptions, UI_KEY};
 use crate::policy::Policy;
-use crate::schema::{ENVELOPE, FIELDS, Key, MESSAGE, Node, Read};
+use crate::schema::{ENVELOPE, FIELDS, Group, Key, MESSAGE, Node, Read};
 
 /// Writes the description into `answer`.
 pub(super) fn write(answer: &mut Answer) {
@@ -39,6 +42,17 @@ pub(super) fn write(answer: &mut Answer) {
         &mut out,
         "flags",
         &[("FIELDS", FIELDS.into()), ("WHOLE", WHOLE.into())],
+    );
+    numbers(
+        &mut out,
+        "groups",
+        &[
+            ("Legacy", Group::Legacy.bit().into()),
+            ("Names", Group::Names.bit().into()),
+            ("Response", Group::Response.bit().into()),
+            ("Ui", Group::Ui.bit().into()),
+            ("Bare", Group::Bare.bit().into()),
+        ],
     );
     numbers(
         &mut out,
@@ -77,6 +91,11 @@ pub(super) fn write(answer: &mut Answer) {
             ("unfinished", UNFINISHED.into()),
             ("record", RECORD as i64),
             ("records", MAX_RECORDS as i64),
+            ("depth", MAX_DEPTH.into()),
+            ("items", MAX_ITEMS.into()),
+            ("values", MAX_VALUES.into()),
+            ("valueBytes", MAX_VALUE_BYTES.into()),
+            ("optionChars", MAX_OPTION_CHARS.into()),
         ],
     );
     list(&mut out, "what", WHAT.iter().map(|(name, _)| *name));

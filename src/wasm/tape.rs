@@ -45,9 +45,22 @@ pub(super) const WHOLE: u8 = 2;
 /// The size and count a container has while JS has not finished it.
 pub(super) const UNFINISHED: u32 = u32::MAX;
 
+/// How deep JS reads a value whole before it stops (`tooDeep`).
+pub(super) const MAX_DEPTH: u32 = 128;
+/// The most items of one array JS reads (`tooLong`).
+pub(super) const MAX_ITEMS: u32 = 1_048_576;
+/// The most values JS reads whole in one call, counting each item and
+/// member (`tooMany`): shared references count each time they are met, so
+/// a value that refers to itself by many paths cannot cost exponential time.
+pub(super) const MAX_VALUES: u32 = 1_048_576;
+/// The most bytes of values read whole in one call (`tooLarge`).
+pub(super) const MAX_VALUE_BYTES: u32 = 64 << 20;
+/// The longest string an option may be, in UTF-16 code units (`longOption`).
+pub(super) const MAX_OPTION_CHARS: u32 = 65_536;
+
 /// Why JS could not read a value as JSON, by the byte after `UNREADABLE`:
 /// the name JS knows it by, and what a message says of it.
-pub(super) const WHAT: [(&str, &str); 9] = [
+pub(super) const WHAT: [(&str, &str); 12] = [
     ("threw", "a getter or Proxy trap threw"),
     ("bigint", "a BigInt"),
     ("symbol", "a symbol"),
@@ -60,6 +73,12 @@ pub(super) const WHAT: [(&str, &str); 9] = [
     ("cycle", "a cycle"),
     ("tooDeep", "nesting deeper than 128 levels"),
     ("tooLong", "an array of more than 1048576 items"),
+    ("tooMany", "more than 1048576 values in one argument"),
+    ("tooLarge", "more than 64 MiB of values in one argument"),
+    (
+        "longOption",
+        "an option string of more than 65536 characters",
+    ),
 ];
 
 /// A place in a JS value that cannot be read as JSON, and what stands there.
