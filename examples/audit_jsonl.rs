@@ -1,7 +1,8 @@
 //! The same rules as the JS package, natively, on real traffic: reads the
-//! JSON lines the prototype's gateway wrote (one request each, as it was
-//! forwarded to the server) and prints, one JSON line per request, the audit
-//! record and the sanitize changes the Rust core computes for it.
+//! JSON lines the prototype's gateway wrote (one per request as it was
+//! forwarded to the server, and one per exchange with its `outcome`, which
+//! this skips) and prints, one JSON line per request, the audit record and
+//! the sanitize changes the Rust core computes for it.
 //!
 //! ```sh
 //! make demo && cargo run --example audit_jsonl -- target/prototype/gateway.jsonl
@@ -23,7 +24,9 @@ fn main() -> Result<(), Box<dyn Error>> {
         .ok_or("usage: cargo run --example audit_jsonl -- <gateway.jsonl>")?;
     for line in BufReader::new(File::open(path)?).lines() {
         let entry: Value = serde_json::from_str(&line?)?;
-        let request = &entry["message"];
+        let Some(request) = entry.get("message") else {
+            continue;
+        };
         let context = AuditContext {
             session_id: entry["session"].as_str().map(str::to_owned),
             ..AuditContext::default()

@@ -75,7 +75,7 @@ test("a tool call with both envelopes succeeds through the gateway, its reply un
 
 test("the gateway forwarded both envelopes exactly as the host sent them (AI-12, UI-8)", () => {
   const forwarded = readFileSync(log, "utf8").trim().split("\n").map((line) => JSON.parse(line))
-    .filter((entry) => entry.message.method === "tools/call");
+    .filter((entry) => entry.message?.method === "tools/call");
   assert.ok(forwarded.length >= 1);
   for (const entry of forwarded) {
     assert.deepEqual(entry.message.params._meta, request.params._meta);

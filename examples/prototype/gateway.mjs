@@ -3,7 +3,9 @@
 // UI-8); with --redact-intent it removes userIntent.text on the way, and
 // with --keep-unknown its policy keeps unknown envelope fields (made safe)
 // instead of dropping them. It lifts legacy user_query / invocation_reason
-// arguments into the envelope (AI-17) and writes one JSON line per message.
+// arguments into the envelope (AI-17) and writes one JSON line per message
+// as it forwards it; the last line of each HTTP exchange has its `outcome`
+// (with timings, or why the exchange was refused).
 //
 // It fails closed, message by message: what it cannot process (a body that
 // is not JSON, a message the library refuses) is never forwarded as it
@@ -12,17 +14,23 @@
 // An invalid envelope is forwarded as sanitize repairs it. When the
 // upstream fails or does not answer, each request gets a JSON-RPC error.
 //
+// Every wait is bounded: a body past --max-body-bytes is answered 413
+// unread; the upstream has --upstream-timeout-ms to answer a request, and
+// as long again between two pieces of its answer's body. A GET stream (the
+// server's own messages) lasts as long as the client holds it. HTTP methods
+// other than GET, POST and DELETE are answered 405.
+//
 //   node examples/prototype/gateway.mjs --upstream <url> --log <file> [--redact-intent] [--keep-unknown]
+//     [--max-body-bytes <n>] [--upstream-timeout-ms <n>]
 // prints "listening on http://127.0.0.1:<port>/mcp" once it is ready.
 
 import { appendFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { performance } from "node:perf_hooks";
-import { Readable } from "node:stream";
 import { parseArgs } from "node:util";
 
 import { createProvenance } from "../../pkg/index.mjs";
-import { readBody } from "./http.mjs";
+import { MAX_BODY_BYTES, readBody } from "./http.mjs";
 
 const { values: options } = parseArgs({
   options: {
@@ -30,18 +38,23 @@ const { values: options } = parseArgs({
     log: { type: "string" },
     "redact-intent": { type: "boolean", default: false },
     "keep-unknown": { type: "boolean", default: false },
+    "max-body-bytes": { type: "string", default: String(MAX_BODY_BYTES) },
+    "upstream-timeout-ms": { type: "string", default: "10000" },
   },
 });
+const maxBodyBytes = Number(options["max-body-bytes"]);
+const upstreamTimeoutMs = Number(options["upstream-timeout-ms"]);
 const redact = options["redact-intent"];
 const mp = createProvenance({ ...(redact && { userIntent: "redact" }), ...(options["keep-unknown"] && { unknownFields: "keep" }) });
 
-/** How long the upstream may take to answer before each request gets an error. */
-const UPSTREAM_TIMEOUT_MS = 10_000;
-
 /** JSON-RPC error codes the gateway answers with itself. */
 const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
 const REFUSED = -32602;
 const UPSTREAM_FAILED = -32603;
+
+/** The HTTP methods of the Streamable HTTP transport; any other is answered 405. */
+const ALLOWED = ["GET", "POST", "DELETE"];
 
 /** The headers a Streamable HTTP exchange needs, passed on in either direction. */
 const PASSED = ["content-type", "accept", "mcp-session-id", "mcp-protocol-version", "last-event-id", "authorization"];
@@ -79,74 +92,161 @@ function examine(message) {
 }
 
 /** Answers the client with the gateway's own JSON. */
-function answer(res, status, body) {
-  res.writeHead(status, { "content-type": "application/json" });
+function answer(res, status, body, headers = {}) {
+  res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(body === undefined ? undefined : JSON.stringify(body));
 }
 
-const http = createServer(async (req, res) => {
+/**
+ * The chunks of an upstream body, until it ends, `idleMs` pass without one,
+ * or the exchange is aborted; the last value returned says which:
+ * "answered", "upstream-idle" or "aborted".
+ */
+async function* pieces(body, idleMs) {
+  if (!body) return "answered";
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      let timer;
+      const idle = idleMs === undefined ? new Promise(() => {}) : new Promise((resolve) => { timer = setTimeout(resolve, idleMs, "idle"); });
+      const next = await Promise.race([reader.read(), idle]).finally(() => clearTimeout(timer));
+      if (next === "idle") return "upstream-idle";
+      if (next.done) return "answered";
+      yield next.value;
+    }
+  } catch {
+    return "aborted";
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+}
+
+/** Drains `pieces` into `res` as they come, minding backpressure; the outcome. */
+async function relay(chunks, res) {
+  for (;;) {
+    const { value, done } = await chunks.next();
+    if (done) return value;
+    if (!res.write(value)) await new Promise((resolve) => res.once("drain", resolve).once("close", resolve));
+  }
+}
+
+/** Collects `pieces` whole; the text and the outcome. */
+async function collect(chunks) {
+  const parts = [];
+  for (;;) {
+    const { value, done } = await chunks.next();
+    if (done) return { text: Buffer.concat(parts).toString("utf8"), outcome: value };
+    parts.push(value);
+  }
+}
+
+/** The JSON-RPC messages of an upstream's JSON answer, or undefined when it is not JSON. */
+function messagesOf(text) {
+  try {
+    return text ? [JSON.parse(text)].flat() : [];
+  } catch {
+    return undefined;
+  }
+}
+
+async function exchange(req, res) {
   const started = performance.now();
-  const body = req.method === "POST" ? await readBody(req) : undefined;
+  if (!ALLOWED.includes(req.method)) {
+    log({ outcome: "refused", refused: "method-not-allowed", httpMethod: req.method });
+    return answer(res, 405, error(null, INVALID_REQUEST, "the gateway answers GET, POST and DELETE"), { allow: ALLOWED.join(", ") });
+  }
+  let body;
+  try {
+    body = req.method === "POST" ? await readBody(req, maxBodyBytes) : undefined;
+  } catch (failure) {
+    if (failure?.code !== "body-too-large") throw failure;
+    log({ outcome: "refused", refused: "body-too-large", limit: maxBodyBytes });
+    return answer(res, 413, error(null, INVALID_REQUEST, failure.message, { code: failure.code }), { connection: "close" });
+  }
   let parsed;
   try {
     parsed = body === undefined || body === "" ? undefined : JSON.parse(body);
   } catch {
-    log({ refused: "parse-error", bytes: Buffer.byteLength(body) });
+    log({ outcome: "refused", refused: "parse-error", bytes: Buffer.byteLength(body) });
     return answer(res, 400, error(null, PARSE_ERROR, "the body is not JSON"));
   }
   const batch = Array.isArray(parsed);
   const seen = (parsed === undefined ? [] : batch ? parsed : [parsed]).map(examine);
   const forwarded = seen.filter((s) => "forward" in s).map((s) => s.forward);
   const replies = seen.flatMap((s) => (s.reply ? [s.reply] : []));
+  const requests = forwarded.filter((m) => isRequest(m) && m.id !== undefined);
   let session = req.headers["mcp-session-id"] ?? null;
-
-  let upstream;
-  let upstreamMs = 0;
-  if (parsed === undefined || forwarded.length > 0) {
-    const sent = performance.now();
-    try {
-      const outgoing = parsed === undefined ? body : JSON.stringify(batch ? forwarded : forwarded[0]);
-      upstream = await fetch(options.upstream, {
-        method: req.method, headers: pick(req.headers), body: outgoing, signal: AbortSignal.timeout(UPSTREAM_TIMEOUT_MS),
-      });
-    } catch (failure) {
-      upstream = undefined;
-      log({ session, upstreamFailed: failure?.name ?? "error" });
-      replies.push(...forwarded.filter((m) => isRequest(m) && m.id !== undefined).map((m) => error(m.id, UPSTREAM_FAILED, "the upstream server did not answer")));
-    }
-    upstreamMs = performance.now() - sent;
-    // An initialize request learns its session from the answer.
-    session = upstream?.headers.get("mcp-session-id") ?? session;
+  // Logged as forwarded, before the upstream is asked: an answer that never comes cannot lose a line.
+  for (const { forward, report, changes, refused, libraryMs } of seen) {
+    if (refused) log({ session, refused, libraryMs });
+    else if (report) log({ session, message: forward, diagnostics: report.diagnostics, changes, libraryMs });
   }
 
-  if (upstream) {
-    const stream = upstream.headers.get("content-type")?.startsWith("text/event-stream");
-    if (replies.length === 0 || stream) {
+  let outcome = "answered";
+  // The upstream's share of the round trip: from asking to the end of its answer.
+  const sent = performance.now();
+  if (parsed === undefined || forwarded.length > 0) {
+    // The upstream exchange ends with the client's: nothing is left waiting for a client that left.
+    const abort = new AbortController();
+    res.once("close", () => abort.abort("client-closed"));
+    const timer = setTimeout(() => abort.abort("upstream-timeout"), upstreamTimeoutMs);
+    let upstream;
+    try {
+      upstream = await fetch(options.upstream, {
+        method: req.method,
+        headers: pick(req.headers),
+        body: parsed === undefined ? body : JSON.stringify(batch ? forwarded : forwarded[0]),
+        signal: abort.signal,
+      });
+    } catch (failure) {
+      outcome = typeof failure === "string" ? failure : "upstream-failed";
+    } finally {
+      clearTimeout(timer);
+    }
+    // An initialize request learns its session from the answer.
+    session = upstream?.headers.get("mcp-session-id") ?? session;
+    const idleMs = req.method === "GET" ? undefined : upstreamTimeoutMs;
+    const stream = upstream?.headers.get("content-type")?.startsWith("text/event-stream");
+    if (upstream && (replies.length === 0 || stream)) {
       // The upstream's answer as it comes; the gateway's refusals as events of the same stream.
       res.writeHead(upstream.status, pick(upstream.headers));
       for (const reply of replies) res.write(`event: message\ndata: ${JSON.stringify(reply)}\n\n`);
-      if (upstream.body) {
-        const body = Readable.fromWeb(upstream.body);
-        body.pipe(res);
-        await new Promise((resolve) => body.on("end", resolve).on("error", resolve));
-      } else {
-        res.end();
-      }
-    } else {
+      outcome = await relay(pieces(upstream.body, idleMs), res);
+      res.end();
+    } else if (upstream) {
       // A JSON answer (or none, for notifications): the refusals join it.
-      const text = await upstream.text().catch(() => "");
-      const all = [...(text ? [JSON.parse(text)].flat() : []), ...replies];
+      const { text, outcome: read } = await collect(pieces(upstream.body, idleMs));
+      const answered = read === "answered" ? messagesOf(text) : undefined;
+      outcome = answered ? read : read === "answered" ? "upstream-not-json" : read;
+      const all = [...(answered ?? failed(requests)), ...replies];
       answer(res, 200, batch ? all : all.length === 1 ? all[0] : all);
+    } else {
+      replies.push(...failed(requests));
+      answer(res, replies.length ? 200 : 502, batch ? replies : replies[0]);
     }
   } else {
-    answer(res, replies.length ? 200 : 502, batch ? replies : replies[0]);
+    answer(res, replies.length ? 200 : 202, batch ? replies : replies[0]);
   }
+  const methods = [...new Set(forwarded.filter(isRequest).map((m) => m.method))];
+  log({ session, outcome, methods, upstreamMs: performance.now() - sent, roundTripMs: performance.now() - started });
+}
 
-  const roundTripMs = performance.now() - started;
-  for (const { forward, report, changes, refused, libraryMs } of seen) {
-    if (refused) log({ session, refused, libraryMs });
-    else if (report) log({ session, message: forward, diagnostics: report.diagnostics, changes, libraryMs, upstreamMs, roundTripMs });
-  }
+/** The gateway's own answer to each request the upstream did not answer. */
+const failed = (requests) => requests.map((m) => error(m.id, UPSTREAM_FAILED, "the upstream server did not answer"));
+
+const http = createServer((req, res) => {
+  exchange(req, res).catch((failure) => {
+    // A fault of the gateway itself (its log unwritable, say): the client is answered, nothing
+    // more is forwarded, and the gateway serves on.
+    if (res.headersSent) res.destroy();
+    else answer(res, 500, error(null, UPSTREAM_FAILED, "the gateway failed"));
+    const why = failure?.code ?? failure?.name ?? "error";
+    try {
+      log({ outcome: "failed", failed: why });
+    } catch {
+      console.error(`gateway: an exchange failed (${why}) and could not be logged`);
+    }
+  });
 });
 
 http.listen(0, "127.0.0.1", () => console.log(`listening on http://127.0.0.1:${http.address().port}/mcp`));

@@ -1,11 +1,33 @@
 // Small HTTP helpers the prototype's processes share.
 import { spawn } from "node:child_process";
 
-/** The whole body of an incoming request, as text. */
-export async function readBody(req) {
-  const chunks = [];
-  for await (const chunk of req) chunks.push(chunk);
-  return Buffer.concat(chunks).toString("utf8");
+/** How many bytes of request body the prototype's servers read, unless told otherwise (nginx's default). */
+export const MAX_BODY_BYTES = 1 << 20;
+
+/**
+ * The whole body of an incoming request, as text; rejects with a `RangeError`
+ * whose code is "body-too-large" once it passes `limit` bytes (by its
+ * Content-Length or as it arrives). The rest of the body is then read and
+ * dropped, so the 413 answer can still reach the client.
+ */
+export function readBody(req, limit = Infinity) {
+  return new Promise((resolve, reject) => {
+    const chunks = [];
+    let size = 0;
+    const tooLarge = () => {
+      chunks.length = 0;
+      req.removeAllListeners("data").resume();
+      reject(Object.assign(new RangeError(`the body is larger than ${limit} bytes`), { code: "body-too-large" }));
+    };
+    if (Number(req.headers["content-length"]) > limit) return tooLarge();
+    req.on("data", (chunk) => {
+      size += chunk.length;
+      if (size > limit) tooLarge();
+      else chunks.push(chunk);
+    });
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
 }
 
 /**

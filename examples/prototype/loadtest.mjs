@@ -71,6 +71,15 @@ async function client(gatewayUrl, index, calls, onCall = () => {}) {
   return outcome;
 }
 
+/** The gateway's log lines, once `complete` holds for them or a few seconds have passed. */
+async function logLines(complete) {
+  for (let waited = 0; ; waited += 20) {
+    const lines = readFileSync(logFile, "utf8").trim().split("\n").map((line) => JSON.parse(line));
+    if (complete(lines) || waited >= 5000) return lines;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 const sum = (outcomes, key) => outcomes.reduce((total, o) => total + o[key], 0);
 const percentile = (values, p) => values.sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))];
 
@@ -83,8 +92,11 @@ try {
   const seconds = (performance.now() - began) / 1000;
   const calls = CLIENTS * CALLS;
   const rows = audited();
-  const lines = readFileSync(logFile, "utf8").trim().split("\n").map((line) => JSON.parse(line)).filter((l) => l.message?.method === "tools/call");
-  const added = lines.map((l) => l.roundTripMs - l.upstreamMs);
+  // One line per message as it is forwarded, then one timing line per exchange, written as its
+  // answer leaves: the last may land a moment after the client has it.
+  const all = await logLines((lines) => lines.filter((l) => l.methods?.includes("tools/call")).length >= calls);
+  const lines = all.filter((l) => l.message?.method === "tools/call");
+  const added = all.filter((l) => l.methods?.includes("tools/call")).map((l) => l.roundTripMs - l.upstreamMs);
   const library = lines.map((l) => l.libraryMs);
   console.log(`load: ${CLIENTS} clients x ${CALLS} calls = ${calls} tool calls in ${seconds.toFixed(1)} s (${(calls / seconds).toFixed(0)}/s)`);
   console.log(`  answered ${sum(outcomes, "ok")}, failed ${sum(outcomes, "failed")}; audit rows ${rows.n} (${rows.distinctCalls} distinct calls); gateway log lines ${lines.length}`);
@@ -92,6 +104,8 @@ try {
   assert.equal(sum(outcomes, "ok"), calls, "every call is answered");
   assert.equal(rows.n, calls, "every call is audited");
   assert.equal(rows.distinctCalls, calls, "and exactly once");
+  assert.equal(lines.length, calls, "every call is logged as forwarded");
+  assert.equal(added.length, calls, "and its exchange timed");
 
   // --- Faults -----------------------------------------------------------------
   const before = audited().n;

@@ -4,7 +4,13 @@
 // A request that cannot be audited is refused, never served unaudited.
 // Replies echo the request's turnId, and only that.
 //
-//   node examples/prototype/server.mjs --data <dir> [--port <n>]
+// Nothing stays past its request: a request is forgotten once it is
+// answered, cancelled (notifications/cancelled), or its HTTP exchange
+// closes, and an HTTP answer ends once each request in it is answered or
+// cancelled. A body past --max-body-bytes is answered 413 unread.
+// GET /health tells how many sessions and pending requests there are.
+//
+//   node examples/prototype/server.mjs --data <dir> [--port <n>] [--max-body-bytes <n>]
 // prints "listening on http://127.0.0.1:<port>/mcp" once it is ready.
 
 import { randomUUID } from "node:crypto";
@@ -20,9 +26,15 @@ import Database from "better-sqlite3";
 import { z } from "zod";
 
 import { auditRecord, echoTurnId, sanitize } from "../../pkg/index.mjs";
-import { readBody } from "./http.mjs";
+import { MAX_BODY_BYTES, readBody } from "./http.mjs";
 
-const { values: options } = parseArgs({ options: { data: { type: "string" }, port: { type: "string", default: "0" } } });
+const { values: options } = parseArgs({
+  options: {
+    data: { type: "string" },
+    port: { type: "string", default: "0" },
+    "max-body-bytes": { type: "string", default: String(MAX_BODY_BYTES) },
+  },
+});
 const dataDir = options.data ?? process.cwd();
 
 const employees = seedEmployees(join(dataDir, "employees.db"));
@@ -87,17 +99,25 @@ function record(request, sessionId) {
 /**
  * A transport in front of the SDK's: every message that arrives is audited
  * before the server sees it, and every reply echoes its request's turnId.
+ * It holds each request until it is answered, cancelled, or its HTTP
+ * exchange is over (`forget`).
  */
 class AuditingTransport {
   #inner;
+  /** Request id → the request, until it is settled. */
   #pending = new Map();
+  /** Request id → the ids of the requests that share its HTTP answer. */
+  #exchanges = new Map();
 
   constructor(inner) {
     this.#inner = inner;
   }
 
   get sessionId() { return this.#inner.sessionId; }
+  get pending() { return this.#pending.size; }
+  get onclose() { return this.#inner.onclose; }
   set onclose(handler) { this.#inner.onclose = handler; }
+  get onerror() { return this.#inner.onerror; }
   set onerror(handler) { this.#inner.onerror = handler; }
   set onmessage(handler) {
     this.#inner.onmessage = (message, extra) => {
@@ -115,17 +135,44 @@ class AuditingTransport {
         if (message.id !== undefined) this.#pending.set(message.id, message);
       }
       handler(message, extra);
+      // A cancelled request gets no answer (MCP): it is settled here.
+      if (message.method === "notifications/cancelled") this.#settle(message.params?.requestId);
     };
   }
   start() { return this.#inner.start(); }
   close() { return this.#inner.close(); }
-  send(message, options) {
+  async send(message, options) {
     const request = this.#pending.get(message.id);
-    if (request && ("result" in message || "error" in message)) {
+    const answer = request && ("result" in message || "error" in message);
+    if (answer) {
       this.#pending.delete(message.id);
       message = echoTurnId(request, message);
     }
-    return this.#inner.send(message, options);
+    await this.#inner.send(message, options);
+    if (answer) this.#settle(message.id);
+  }
+
+  /** The requests of one HTTP exchange, by id: its answer ends when each is settled. */
+  expect(ids) {
+    for (const id of ids) this.#exchanges.set(id, ids);
+  }
+
+  /** The HTTP exchange of these requests is over: nothing of them is kept. */
+  forget(ids) {
+    for (const id of ids) {
+      this.#pending.delete(id);
+      if (this.#exchanges.get(id) === ids) this.#exchanges.delete(id);
+    }
+  }
+
+  /** Request `id` is answered or cancelled; once all of its exchange are, that answer ends. */
+  #settle(id) {
+    const ids = this.#exchanges.get(id);
+    this.#pending.delete(id);
+    if (ids && ids.every((other) => !this.#pending.has(other))) {
+      this.forget(ids);
+      this.#inner.closeSSEStream(id);
+    }
   }
 }
 
@@ -165,31 +212,50 @@ function mcpServer() {
   return server;
 }
 
+/** Session id → its transport (the SDK's, and the auditing one in front of it). */
 const sessions = new Map();
 
+/** The ids of the requests in a POST body. */
+const requestIds = (body) => [body].flat().flatMap((m) => (typeof m?.method === "string" && m.id !== undefined ? [m.id] : []));
+
+const reply = (res, status, message) => {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify(message));
+};
+
 const http = createServer(async (req, res) => {
+  if (req.method === "GET" && req.url === "/health") {
+    const pending = [...sessions.values()].reduce((sum, { auditing }) => sum + auditing.pending, 0);
+    return reply(res, 200, { sessions: sessions.size, pending });
+  }
+  let body;
+  try {
+    body = req.method === "POST" ? JSON.parse(await readBody(req, Number(options["max-body-bytes"]))) : undefined;
+  } catch (error) {
+    const tooLarge = error?.code === "body-too-large";
+    res.setHeader("connection", "close");
+    return reply(res, tooLarge ? 413 : 400, { jsonrpc: "2.0", id: null, error: tooLarge ? { code: -32600, message: error.message } : { code: -32700, message: "the body is not JSON" } });
+  }
   try {
     const sessionId = req.headers["mcp-session-id"];
-    const body = req.method === "POST" ? JSON.parse(await readBody(req)) : undefined;
-    let transport = sessionId ? sessions.get(sessionId) : undefined;
-    if (!transport && req.method === "POST" && isInitializeRequest(body)) {
+    let session = sessionId ? sessions.get(sessionId) : undefined;
+    if (!session && req.method === "POST" && isInitializeRequest(body)) {
       const inner = new StreamableHTTPServerTransport({
         sessionIdGenerator: randomUUID,
-        onsessioninitialized: (id) => sessions.set(id, inner),
+        onsessioninitialized: (id) => sessions.set(id, session),
       });
+      session = { inner, auditing: new AuditingTransport(inner) };
       inner.onclose = () => sessions.delete(inner.sessionId);
-      await mcpServer().connect(new AuditingTransport(inner));
-      transport = inner;
+      await mcpServer().connect(session.auditing);
     }
-    if (!transport) {
-      res.writeHead(sessionId ? 404 : 400, { "content-type": "application/json" });
-      res.end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32000, message: "no such session" } }));
-      return;
-    }
-    await transport.handleRequest(req, res, body);
+    if (!session) return reply(res, sessionId ? 404 : 400, { jsonrpc: "2.0", id: null, error: { code: -32000, message: "no such session" } });
+    const ids = requestIds(body);
+    session.auditing.expect(ids);
+    res.once("close", () => session.auditing.forget(ids));
+    await session.inner.handleRequest(req, res, body);
   } catch (error) {
-    if (!res.headersSent) res.writeHead(400, { "content-type": "application/json" });
-    res.end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32700, message: `bad request: ${error.message}` } }));
+    if (res.headersSent) res.destroy();
+    else reply(res, 500, { jsonrpc: "2.0", id: null, error: { code: -32603, message: `the server failed: ${error?.name}` } });
   }
 });
 
