@@ -27,8 +27,9 @@ test("the tarball holds the entries and the generated files, and no sources", ()
   const files = exec("npm", ["pack", "--dry-run", "--json"], join(root, "pkg"));
   const paths = JSON.parse(files)[0].files.map((file) => file.path).sort();
   assert.deepEqual(paths, [
-    "README.md", "dist/index.cjs", "dist/index.d.cts", "dist/index.d.mts", "dist/table.mjs", "dist/wasm.mjs",
-    "index.mjs", "lib/answer.mjs", "lib/api.mjs", "lib/boundary.mjs", "lib/writer.mjs", "package.json",
+    "README.md", "dist/gateway.cjs", "dist/gateway.d.cts", "dist/gateway.d.mts", "dist/index.cjs", "dist/index.d.cts",
+    "dist/index.d.mts", "dist/table.mjs", "dist/wasm.mjs", "gateway.mjs", "gateway/package.json", "index.mjs", "lib/answer.mjs", "lib/api.mjs",
+    "lib/boundary.mjs", "lib/gateway.mjs", "lib/writer.mjs", "package.json",
   ]);
 });
 
@@ -50,6 +51,19 @@ test("require (CommonJS) gives exactly the declared API, ready to use", () => {
   const { names, valid } = JSON.parse(exec("node", ["use.cjs"], project));
   assert.deepEqual(names, declared);
   assert.equal(valid, true);
+});
+
+test("mcp-provenance/gateway imports and requires, one module instance with the main entry", () => {
+  writeFileSync(join(project, "gateway.cjs"), `
+    const { createFilter } = require("mcp-provenance/gateway");
+    console.log(createFilter()('{"jsonrpc":"2.0","id":1,"method":"ping"}').forward);
+  `);
+  assert.equal(exec("node", ["gateway.cjs"], project).trim(), '{"jsonrpc":"2.0","id":1,"method":"ping"}');
+  const out = exec("node", ["--input-type=module", "-e", `
+    import { createFilter } from "mcp-provenance/gateway";
+    console.log(Object.keys(await import("mcp-provenance/gateway")).join(), createFilter()("[]").forward);
+  `], project);
+  assert.equal(out.trim(), "createFilter []");
 });
 
 test("strict TypeScript pins the declarations, for import and for require, with the SDK's types as input", () => {

@@ -29,7 +29,7 @@ import { createServer } from "node:http";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 
-import { createProvenance } from "../../pkg/index.mjs";
+import { createFilter } from "../../pkg/gateway.mjs";
 import { MAX_BODY_BYTES, readBody } from "./http.mjs";
 
 const { values: options } = parseArgs({
@@ -44,13 +44,12 @@ const { values: options } = parseArgs({
 });
 const maxBodyBytes = Number(options["max-body-bytes"]);
 const upstreamTimeoutMs = Number(options["upstream-timeout-ms"]);
-const redact = options["redact-intent"];
-const mp = createProvenance({ ...(redact && { userIntent: "redact" }), ...(options["keep-unknown"] && { unknownFields: "keep" }) });
+const policy = { ...(options["redact-intent"] && { userIntent: "redact" }), ...(options["keep-unknown"] && { unknownFields: "keep" }) };
+// What the gateway does to each body: the package's filter, failing closed message by message.
+const filter = createFilter({ policy: Object.keys(policy).length ? policy : undefined, liftLegacy: true });
 
 /** JSON-RPC error codes the gateway answers with itself. */
-const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
-const REFUSED = -32602;
 const UPSTREAM_FAILED = -32603;
 
 /** The HTTP methods of the Streamable HTTP transport; any other is answered 405. */
@@ -60,36 +59,8 @@ const ALLOWED = ["GET", "POST", "DELETE"];
 const PASSED = ["content-type", "accept", "mcp-session-id", "mcp-protocol-version", "last-event-id", "authorization"];
 const pick = (headers) => Object.fromEntries(PASSED.flatMap((name) => (headers.get?.(name) ?? headers[name]) ? [[name, headers.get?.(name) ?? headers[name]]] : []));
 
-const isRequest = (message) => typeof message === "object" && message !== null && typeof message.method === "string";
 const error = (id, code, message, data) => ({ jsonrpc: "2.0", id: id ?? null, error: { code, message, ...(data && { data }) } });
 const log = (entry) => appendFileSync(options.log, `${JSON.stringify(entry)}\n`);
-
-/**
- * What the gateway makes of one message: `forward` (what goes upstream) or
- * `reply` (its own answer, for a request it refuses), with what it found.
- */
-function examine(message) {
-  if (!isRequest(message)) return { forward: message };
-  const started = performance.now();
-  try {
-    const lifted = mp.liftLegacyArguments(message, { remove: true });
-    const report = mp.validate(lifted);
-    // A bare userIntent is not an envelope field (AI-9); redacting, the gateway cannot vouch for it.
-    if (redact && report.diagnostics.some((d) => d.code === "bare-key" && d.path.endsWith("/userIntent"))) {
-      throw Object.assign(new Error("a bare _meta.userIntent"), { code: "bare-user-intent" });
-    }
-    const repair = redact || options["keep-unknown"] || !report.valid;
-    const { message: forward, changes } = repair ? mp.sanitize(lifted) : { message: lifted, changes: [] };
-    return { forward, report, changes, libraryMs: performance.now() - started };
-  } catch (thrown) {
-    const code = typeof thrown?.code === "string" ? thrown.code : "internal";
-    return {
-      reply: message.id === undefined ? undefined : error(message.id, REFUSED, "the gateway cannot process this request's metadata", { code }),
-      refused: code,
-      libraryMs: performance.now() - started,
-    };
-  }
-}
 
 /** Answers the client with the gateway's own JSON. */
 function answer(res, status, body, headers = {}) {
@@ -163,72 +134,60 @@ async function exchange(req, res) {
     log({ outcome: "refused", refused: "body-too-large", limit: maxBodyBytes });
     return answer(res, 413, error(null, INVALID_REQUEST, failure.message, { code: failure.code }), { connection: "close" });
   }
-  let parsed;
-  try {
-    parsed = body === undefined || body === "" ? undefined : JSON.parse(body);
-  } catch {
-    log({ outcome: "refused", refused: "parse-error", bytes: Buffer.byteLength(body) });
-    return answer(res, 400, error(null, PARSE_ERROR, "the body is not JSON"));
-  }
-  const batch = Array.isArray(parsed);
-  const seen = (parsed === undefined ? [] : batch ? parsed : [parsed]).map(examine);
-  const forwarded = seen.filter((s) => "forward" in s).map((s) => s.forward);
-  const replies = seen.flatMap((s) => (s.reply ? [s.reply] : []));
-  const requests = forwarded.filter((m) => isRequest(m) && m.id !== undefined);
   let session = req.headers["mcp-session-id"] ?? null;
+  const filtering = performance.now();
+  const filtered = body === undefined || body === "" ? { forward: body, records: [], refused: [], replies: [] } : filter(body, { sessionId: session ?? undefined });
+  const filterMs = performance.now() - filtering;
   // Logged as forwarded, before the upstream is asked: an answer that never comes cannot lose a line.
-  for (const { forward, report, changes, refused, libraryMs } of seen) {
-    if (refused) log({ session, refused, libraryMs });
-    else if (report) log({ session, message: forward, diagnostics: report.diagnostics, changes, libraryMs });
+  for (const { id, code } of filtered.refused) log({ session, refused: code, id });
+  for (const { message, record, changes } of filtered.records) log({ session, message, diagnostics: record.diagnostics, changes });
+  const methods = [...new Set(filtered.records.map((r) => r.message.method))];
+  if ("reject" in filtered) {
+    log({ session, outcome: "refused", methods, filterMs, roundTripMs: performance.now() - started });
+    res.writeHead(filtered.status, { "content-type": "application/json" });
+    return res.end(filtered.reject || undefined);
   }
+  const { replies } = filtered;
+  const requests = filtered.records.filter((r) => r.message.id !== undefined).map((r) => r.message);
+  const batch = filtered.forward?.startsWith("[");
 
   let outcome = "answered";
   // The upstream's share of the round trip: from asking to the end of its answer.
   const sent = performance.now();
-  if (parsed === undefined || forwarded.length > 0) {
-    // The upstream exchange ends with the client's: nothing is left waiting for a client that left.
-    const abort = new AbortController();
-    res.once("close", () => abort.abort("client-closed"));
-    const timer = setTimeout(() => abort.abort("upstream-timeout"), upstreamTimeoutMs);
-    let upstream;
-    try {
-      upstream = await fetch(options.upstream, {
-        method: req.method,
-        headers: pick(req.headers),
-        body: parsed === undefined ? body : JSON.stringify(batch ? forwarded : forwarded[0]),
-        signal: abort.signal,
-      });
-    } catch (failure) {
-      outcome = typeof failure === "string" ? failure : "upstream-failed";
-    } finally {
-      clearTimeout(timer);
-    }
-    // An initialize request learns its session from the answer.
-    session = upstream?.headers.get("mcp-session-id") ?? session;
-    const idleMs = req.method === "GET" ? undefined : upstreamTimeoutMs;
-    const stream = upstream?.headers.get("content-type")?.startsWith("text/event-stream");
-    if (upstream && (replies.length === 0 || stream)) {
-      // The upstream's answer as it comes; the gateway's refusals as events of the same stream.
-      res.writeHead(upstream.status, pick(upstream.headers));
-      for (const reply of replies) res.write(`event: message\ndata: ${JSON.stringify(reply)}\n\n`);
-      outcome = await relay(pieces(upstream.body, idleMs), res);
-      res.end();
-    } else if (upstream) {
-      // A JSON answer (or none, for notifications): the refusals join it.
-      const { text, outcome: read } = await collect(pieces(upstream.body, idleMs));
-      const answered = read === "answered" ? messagesOf(text) : undefined;
-      outcome = answered ? read : read === "answered" ? "upstream-not-json" : read;
-      const all = [...(answered ?? failed(requests)), ...replies];
-      answer(res, 200, batch ? all : all.length === 1 ? all[0] : all);
-    } else {
-      replies.push(...failed(requests));
-      answer(res, replies.length ? 200 : 502, batch ? replies : replies[0]);
-    }
-  } else {
-    answer(res, replies.length ? 200 : 202, batch ? replies : replies[0]);
+  // The upstream exchange ends with the client's: nothing is left waiting for a client that left.
+  const abort = new AbortController();
+  res.once("close", () => abort.abort("client-closed"));
+  const timer = setTimeout(() => abort.abort("upstream-timeout"), upstreamTimeoutMs);
+  let upstream;
+  try {
+    upstream = await fetch(options.upstream, { method: req.method, headers: pick(req.headers), body: filtered.forward, signal: abort.signal });
+  } catch (failure) {
+    outcome = typeof failure === "string" ? failure : "upstream-failed";
+  } finally {
+    clearTimeout(timer);
   }
-  const methods = [...new Set(forwarded.filter(isRequest).map((m) => m.method))];
-  log({ session, outcome, methods, upstreamMs: performance.now() - sent, roundTripMs: performance.now() - started });
+  // An initialize request learns its session from the answer.
+  session = upstream?.headers.get("mcp-session-id") ?? session;
+  const idleMs = req.method === "GET" ? undefined : upstreamTimeoutMs;
+  const stream = upstream?.headers.get("content-type")?.startsWith("text/event-stream");
+  if (upstream && (replies.length === 0 || stream)) {
+    // The upstream's answer as it comes; the gateway's refusals as events of the same stream.
+    res.writeHead(upstream.status, pick(upstream.headers));
+    for (const reply of replies) res.write(`event: message\ndata: ${JSON.stringify(reply)}\n\n`);
+    outcome = await relay(pieces(upstream.body, idleMs), res);
+    res.end();
+  } else if (upstream) {
+    // A JSON answer (or none, for notifications): the refusals join it.
+    const { text, outcome: read } = await collect(pieces(upstream.body, idleMs));
+    const answered = read === "answered" ? messagesOf(text) : undefined;
+    outcome = answered ? read : read === "answered" ? "upstream-not-json" : read;
+    const all = [...(answered ?? failed(requests)), ...replies];
+    answer(res, 200, batch ? all : all.length === 1 ? all[0] : all);
+  } else {
+    const all = [...failed(requests), ...replies];
+    answer(res, all.length ? 200 : 502, batch ? all : all[0]);
+  }
+  log({ session, outcome, methods, filterMs, upstreamMs: performance.now() - sent, roundTripMs: performance.now() - started });
 }
 
 /** The gateway's own answer to each request the upstream did not answer. */
