@@ -28,8 +28,9 @@ test("the tarball holds the entries and the generated files, and no sources", ()
   const paths = JSON.parse(files)[0].files.map((file) => file.path).sort();
   assert.deepEqual(paths, [
     "README.md", "dist/gateway.cjs", "dist/gateway.d.cts", "dist/gateway.d.mts", "dist/index.cjs", "dist/index.d.cts",
-    "dist/index.d.mts", "dist/table.mjs", "dist/wasm.mjs", "gateway.mjs", "gateway/package.json", "index.mjs", "lib/answer.mjs", "lib/api.mjs",
-    "lib/boundary.mjs", "lib/gateway.mjs", "lib/writer.mjs", "package.json",
+    "dist/index.d.mts", "dist/otel.cjs", "dist/otel.d.cts", "dist/otel.d.mts", "dist/table.mjs", "dist/wasm.mjs",
+    "gateway.mjs", "gateway/package.json", "index.mjs", "lib/answer.mjs", "lib/api.mjs", "lib/boundary.mjs",
+    "lib/gateway.mjs", "lib/otel.mjs", "lib/writer.mjs", "otel.mjs", "otel/package.json", "package.json",
   ]);
 });
 
@@ -53,7 +54,7 @@ test("require (CommonJS) gives exactly the declared API, ready to use", () => {
   assert.equal(valid, true);
 });
 
-test("mcp-provenance/gateway imports and requires, one module instance with the main entry", () => {
+test("the subpaths import and require, on one module instance with the main entry", () => {
   writeFileSync(join(project, "gateway.cjs"), `
     const { createFilter } = require("mcp-provenance/gateway");
     console.log(createFilter()('{"jsonrpc":"2.0","id":1,"method":"ping"}').forward);
@@ -64,6 +65,11 @@ test("mcp-provenance/gateway imports and requires, one module instance with the 
     console.log(Object.keys(await import("mcp-provenance/gateway")).join(), createFilter()("[]").forward);
   `], project);
   assert.equal(out.trim(), "createFilter []");
+  writeFileSync(join(project, "otel.cjs"), `
+    const { auditRecord } = require("mcp-provenance");
+    console.log(require("mcp-provenance/otel").otelAttributes(auditRecord({ method: "ping" }))["mcp.method.name"]);
+  `);
+  assert.equal(exec("node", ["otel.cjs"], project).trim(), "ping");
 });
 
 test("strict TypeScript pins the declarations, for import and for require, with the SDK's types as input", () => {

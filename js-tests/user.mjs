@@ -10,8 +10,15 @@ import { chromium } from "playwright-core";
 
 export const root = fileURLToPath(new URL("..", import.meta.url));
 
-/** Runs a command; its standard output. */
-export const exec = (command, args, cwd) => execFileSync(command, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+/** Runs a command; its standard output. When it fails, the error says what it printed. */
+export function exec(command, args, cwd) {
+  try {
+    return execFileSync(command, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  } catch (failure) {
+    failure.message += `\n${failure.stdout ?? ""}${failure.stderr ?? ""}`;
+    throw failure;
+  }
+}
 
 /** A new project (an ES module package) in a temporary directory, with the packed package installed; its path. */
 export function userProject(name) {

@@ -223,14 +223,14 @@ export declare function clearInitiator<M extends string, R extends JsonRpcReques
 ): Cleared<R, K>;
 
 /** Makes the response echo the request's `turnId` and nothing else (AI-11). */
-export declare function echoTurnId<S extends object, K extends string = typeof AI_INVOCATION_KEY>(
-  request: JsonRpcRequest,
+export declare function echoTurnId<S extends object, K extends string = typeof AI_INVOCATION_KEY, R extends JsonRpcRequest = JsonRpcRequest>(
+  request: R,
   response: S,
   options?: KeyOptions<K>,
 ): Echoed<S, K>;
 
 /** The record a server keeps of a request, each fact labelled by who vouches for it (AI-10, UI-6). */
-export declare function auditRecord(request: JsonRpcRequest, context?: AuditContext): AuditRecord;
+export declare function auditRecord<R extends JsonRpcRequest>(request: R, context?: AuditContext): AuditRecord;
 
 /** Lifts the legacy arguments `user_query` and `invocation_reason` into the envelope (AI-17). */
 export declare function liftLegacyArguments<M extends string, R extends JsonRpcRequest<M>, K extends string = typeof AI_INVOCATION_KEY>(
@@ -267,8 +267,8 @@ export interface Provenance<I extends string = typeof AI_INVOCATION_KEY, U exten
   attachInvocation<M extends string, R extends JsonRpcRequest<M>, A extends AiInvocation>(request: R, invocation: A): Attached<R, A, I>;
   stampInitiator<M extends string, R extends JsonRpcRequest<M>, In extends Initiator = "app">(request: R, initiator?: In): Stamped<R, In, U>;
   clearInitiator<M extends string, R extends JsonRpcRequest<M>>(request: R): Cleared<R, U>;
-  echoTurnId<S extends object>(request: JsonRpcRequest, response: S): Echoed<S, I>;
-  auditRecord(request: JsonRpcRequest, context?: Omit<AuditContext, "policy"> & { policy?: Omit<Policy, keyof KeyOptions> }): AuditRecord;
+  echoTurnId<S extends object, R extends JsonRpcRequest = JsonRpcRequest>(request: R, response: S): Echoed<S, I>;
+  auditRecord<R extends JsonRpcRequest>(request: R, context?: Omit<AuditContext, "policy"> & { policy?: Omit<Policy, keyof KeyOptions> }): AuditRecord;
   liftLegacyArguments<M extends string, R extends JsonRpcRequest<M>>(request: R, options?: { remove?: boolean }): Lifted<R, I>;
   isValidMetaKey(key: unknown): boolean;
   isReservedMetaKey(key: unknown): boolean;

@@ -20,8 +20,12 @@
 // server's own messages) lasts as long as the client holds it. HTTP methods
 // other than GET, POST and DELETE are answered 405.
 //
+// With --otlp <url> it also exports one span per request it forwards, its
+// attributes those of mcp-provenance/otel, to an OpenTelemetry collector
+// over OTLP/HTTP (e.g. http://127.0.0.1:4318/v1/traces).
+//
 //   node examples/prototype/gateway.mjs --upstream <url> --log <file> [--redact-intent] [--keep-unknown]
-//     [--max-body-bytes <n>] [--upstream-timeout-ms <n>]
+//     [--max-body-bytes <n>] [--upstream-timeout-ms <n>] [--otlp <url>]
 // prints "listening on http://127.0.0.1:<port>/mcp" once it is ready.
 
 import { appendFileSync } from "node:fs";
@@ -30,6 +34,7 @@ import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 
 import { createFilter } from "../../pkg/gateway.mjs";
+import { otelAttributes } from "../../pkg/otel.mjs";
 import { MAX_BODY_BYTES, readBody } from "./http.mjs";
 
 const { values: options } = parseArgs({
@@ -40,6 +45,7 @@ const { values: options } = parseArgs({
     "keep-unknown": { type: "boolean", default: false },
     "max-body-bytes": { type: "string", default: String(MAX_BODY_BYTES) },
     "upstream-timeout-ms": { type: "string", default: "10000" },
+    otlp: { type: "string" },
   },
 });
 const maxBodyBytes = Number(options["max-body-bytes"]);
@@ -61,6 +67,33 @@ const pick = (headers) => Object.fromEntries(PASSED.flatMap((name) => (headers.g
 
 const error = (id, code, message, data) => ({ jsonrpc: "2.0", id: id ?? null, error: { code, message, ...(data && { data }) } });
 const log = (entry) => appendFileSync(options.log, `${JSON.stringify(entry)}\n`);
+const traces = options.otlp ? await tracing(options.otlp) : undefined;
+
+/** A tracer exporting in batches to `url` over OTLP/HTTP, and its provider (to flush at exit). */
+async function tracing(url) {
+  const { BasicTracerProvider, BatchSpanProcessor } = await import("@opentelemetry/sdk-trace-base");
+  const { OTLPTraceExporter } = await import("@opentelemetry/exporter-trace-otlp-http");
+  const { resourceFromAttributes } = await import("@opentelemetry/resources");
+  const { SpanKind, SpanStatusCode } = await import("@opentelemetry/api");
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({ "service.name": "mcp-provenance-gateway" }),
+    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url }))],
+  });
+  return { provider, tracer: provider.getTracer("mcp-provenance-gateway"), SpanKind, SpanStatusCode };
+}
+
+/** One span per forwarded request, over the exchange: named as the MCP conventions ask. */
+function trace(records, startTime, outcome) {
+  for (const { record } of records) {
+    const span = traces.tracer.startSpan(record.tool ? `${record.method} ${record.tool}` : record.method, {
+      kind: traces.SpanKind.SERVER, // the gateway receives the request
+      startTime,
+      attributes: otelAttributes(record),
+    });
+    if (outcome !== "answered") span.setStatus({ code: traces.SpanStatusCode.ERROR, message: outcome });
+    span.end();
+  }
+}
 
 /** Answers the client with the gateway's own JSON. */
 function answer(res, status, body, headers = {}) {
@@ -122,6 +155,7 @@ function messagesOf(text) {
 
 async function exchange(req, res) {
   const started = performance.now();
+  const startTime = Date.now();
   if (!ALLOWED.includes(req.method)) {
     log({ outcome: "refused", refused: "method-not-allowed", httpMethod: req.method });
     return answer(res, 405, error(null, INVALID_REQUEST, "the gateway answers GET, POST and DELETE"), { allow: ALLOWED.join(", ") });
@@ -188,6 +222,7 @@ async function exchange(req, res) {
     answer(res, all.length ? 200 : 502, batch ? all : all[0]);
   }
   log({ session, outcome, methods, filterMs, upstreamMs: performance.now() - sent, roundTripMs: performance.now() - started });
+  if (traces) trace(filtered.records, startTime, outcome);
 }
 
 /** The gateway's own answer to each request the upstream did not answer. */
@@ -211,5 +246,6 @@ const http = createServer((req, res) => {
 http.listen(0, "127.0.0.1", () => console.log(`listening on http://127.0.0.1:${http.address().port}/mcp`));
 process.on("SIGTERM", () => {
   http.closeAllConnections();
-  http.close(() => process.exit(0));
+  // Spans still batched are sent before the gateway exits.
+  http.close(() => Promise.resolve(traces?.provider.shutdown()).finally(() => process.exit(0)));
 });
