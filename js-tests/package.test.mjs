@@ -28,9 +28,10 @@ test("the tarball holds the entries and the generated files, and no sources", ()
   const paths = JSON.parse(files)[0].files.map((file) => file.path).sort();
   assert.deepEqual(paths, [
     "README.md", "dist/gateway.cjs", "dist/gateway.d.cts", "dist/gateway.d.mts", "dist/index.cjs", "dist/index.d.cts",
-    "dist/index.d.mts", "dist/otel.cjs", "dist/otel.d.cts", "dist/otel.d.mts", "dist/table.mjs", "dist/wasm.mjs",
-    "gateway.mjs", "gateway/package.json", "index.mjs", "lib/answer.mjs", "lib/api.mjs", "lib/boundary.mjs",
-    "lib/gateway.mjs", "lib/otel.mjs", "lib/writer.mjs", "otel.mjs", "otel/package.json", "package.json",
+    "dist/index.d.mts", "dist/otel.cjs", "dist/otel.d.cts", "dist/otel.d.mts", "dist/sdk.cjs", "dist/sdk.d.cts",
+    "dist/sdk.d.mts", "dist/table.mjs", "dist/wasm.mjs", "gateway.mjs", "gateway/package.json", "index.mjs",
+    "lib/answer.mjs", "lib/api.mjs", "lib/boundary.mjs", "lib/gateway.mjs", "lib/otel.mjs", "lib/sdk.mjs",
+    "lib/writer.mjs", "otel.mjs", "otel/package.json", "package.json", "sdk.mjs", "sdk/package.json",
   ]);
 });
 
