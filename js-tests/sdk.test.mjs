@@ -22,12 +22,18 @@ function tool(McpServer, z, seen) {
   return server;
 }
 
-test("SDK 1.x over InMemoryTransport: attached by the client, audited and echoed by the server", async () => {
+/** SDK 1.x's Client and McpServer, and a linked pair of in-memory transports. */
+async function inMemory() {
   const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
   const { McpServer } = await import("@modelcontextprotocol/sdk/server/mcp.js");
   const { InMemoryTransport } = await import("@modelcontextprotocol/sdk/inMemory.js");
   const { z } = await import("zod");
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  return { Client, McpServer, z, clientSide, serverSide };
+}
+
+test("SDK 1.x over InMemoryTransport: attached by the client, audited and echoed by the server", async () => {
+  const { Client, McpServer, z, clientSide, serverSide } = await inMemory();
   const records = [];
   const seen = [];
   await tool(McpServer, z, seen).connect(provenanceTransport(serverSide, { audit: (record) => { records.push(record); }, echo: true }));
@@ -46,11 +52,7 @@ test("SDK 1.x over InMemoryTransport: attached by the client, audited and echoed
 });
 
 test("a request whose audit fails is answered with an error and never served", async () => {
-  const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
-  const { McpServer } = await import("@modelcontextprotocol/sdk/server/mcp.js");
-  const { InMemoryTransport } = await import("@modelcontextprotocol/sdk/inMemory.js");
-  const { z } = await import("zod");
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const { Client, McpServer, z, clientSide, serverSide } = await inMemory();
   const seen = [];
   const audit = async (record) => { if (record.method === "tools/call") throw new Error("store down"); };
   await tool(McpServer, z, seen).connect(provenanceTransport(serverSide, { audit }));
