@@ -27,10 +27,10 @@ test("the tarball holds the entries and the generated files, and no sources", ()
   const files = exec("npm", ["pack", "--dry-run", "--json"], join(root, "pkg"));
   const paths = JSON.parse(files)[0].files.map((file) => file.path).sort();
   assert.deepEqual(paths, [
-    "README.md", "dist/gateway.cjs", "dist/gateway.d.cts", "dist/gateway.d.mts", "dist/index.cjs", "dist/index.d.cts",
+    "README.md", "dist/ext-apps.cjs", "dist/ext-apps.d.cts", "dist/ext-apps.d.mts", "dist/gateway.cjs", "dist/gateway.d.cts", "dist/gateway.d.mts", "dist/index.cjs", "dist/index.d.cts",
     "dist/index.d.mts", "dist/otel.cjs", "dist/otel.d.cts", "dist/otel.d.mts", "dist/sdk.cjs", "dist/sdk.d.cts",
-    "dist/sdk.d.mts", "dist/table.mjs", "dist/wasm.mjs", "gateway.mjs", "gateway/package.json", "index.mjs",
-    "lib/answer.mjs", "lib/api.mjs", "lib/boundary.mjs", "lib/gateway.mjs", "lib/otel.mjs", "lib/sdk.mjs",
+    "dist/sdk.d.mts", "dist/table.mjs", "dist/wasm.mjs", "ext-apps.mjs", "ext-apps/package.json", "gateway.mjs", "gateway/package.json", "index.mjs",
+    "lib/answer.mjs", "lib/api.mjs", "lib/boundary.mjs", "lib/ext-apps.mjs", "lib/gateway.mjs", "lib/otel.mjs", "lib/sdk.mjs",
     "lib/writer.mjs", "otel.mjs", "otel/package.json", "package.json", "sdk.mjs", "sdk/package.json",
   ]);
 });
@@ -71,6 +71,14 @@ test("the subpaths import and require, on one module instance with the main entr
     console.log(require("mcp-provenance/otel").otelAttributes(auditRecord({ method: "ping" }))["mcp.method.name"]);
   `);
   assert.equal(exec("node", ["otel.cjs"], project).trim(), "ping");
+  const subpaths = exec("node", ["--input-type=module", "-e", `
+    import { createRequire } from "node:module";
+    const require = createRequire(import.meta.url);
+    const entries = ["sdk", "ext-apps"];
+    const imported = await Promise.all(entries.map(async (entry) => Object.keys(await import("mcp-provenance/" + entry))));
+    console.log(JSON.stringify([imported, entries.map((entry) => Object.keys(require("mcp-provenance/" + entry)))]));
+  `], project);
+  assert.deepEqual(JSON.parse(subpaths), [[["provenanceTransport"], ["stampAppCalls"]], [["provenanceTransport"], ["stampAppCalls"]]]);
 });
 
 test("strict TypeScript pins the declarations, for import and for require, with the SDK's types as input", () => {

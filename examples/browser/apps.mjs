@@ -1,10 +1,11 @@
 // An MCP Apps host in the page: a View in an iframe talks to an AppBridge;
-// the bridge's oncalltool stamps `initiator: "app"` on every call the View
-// makes (UI-1, UI-3) and forwards it to an MCP server running in this page
+// stampAppCalls (mcp-provenance/ext-apps) stamps `initiator: "app"` on every
+// call the View makes (UI-1, UI-3) and forwards it to an MCP server in this page
 // over an in-memory transport. What the server receives is reported as it
 // arrives on the wire, before the SDK handles it.
 
-import { auditRecord, stampInitiator, UI_KEY } from "../../pkg/index.mjs";
+import { stampAppCalls } from "../../pkg/ext-apps.mjs";
+import { auditRecord, UI_KEY } from "../../pkg/index.mjs";
 import { AppBridge, Client, InMemoryTransport, McpServer, PostMessageTransport } from "./vendor/apps-host.js";
 
 const info = { name: "mcp-provenance-browser-host", version: "1.0.0" };
@@ -41,11 +42,13 @@ export async function startAppsHost({ iframe, onCall }) {
   const client = new Client(info);
   await client.connect(clientSide);
 
-  const bridge = new AppBridge(null, info, { serverTools: {} });
-  bridge.oncalltool = async (params, extra) => {
+  const bridge = stampAppCalls(new AppBridge(null, info, { serverTools: {} }),
+    (params, extra) => client.request({ method: "tools/call", params }, { signal: extra?.mcpReq?.signal }));
+  // What the View claimed, for the page to show beside what the server saw.
+  const stamped = bridge.oncalltool;
+  bridge.oncalltool = (params, extra) => {
     sentByView.push(params._meta?.[UI_KEY]?.initiator);
-    const request = stampInitiator({ method: "tools/call", params });
-    return client.request(request, { signal: extra?.mcpReq?.signal });
+    return stamped(params, extra);
   };
   await bridge.connect(new PostMessageTransport(iframe.contentWindow, iframe.contentWindow));
   iframe.src = "view.html";
