@@ -21,16 +21,25 @@ export interface OutgoingRequest {
   params?: { [member: string]: unknown };
 }
 
+/** An incoming request or notification, as it arrived on the wire. */
+export interface IncomingMessage {
+  jsonrpc: "2.0";
+  id?: string | number;
+  method: string;
+  params?: { [member: string]: unknown };
+}
+
 /** What to carry, record and echo; the keys and policy apply to every message. */
 export interface ProvenanceTransportOptions extends Policy {
   /** Client side: the envelope to attach to an outgoing request, or `undefined` for none. */
   invocation?: (request: OutgoingRequest) => AiInvocation | undefined | Promise<AiInvocation | undefined>;
   /**
-   * Server side: called with each incoming request's audit record before the SDK sees it; the
-   * messages after it wait for a returned promise. A request whose audit throws or rejects is
-   * answered with a JSON-RPC error and never served.
+   * Server side: called with each incoming request's (or notification's) audit record, its
+   * diagnostics, and the message as it came, before the SDK sees it; the messages after it wait
+   * for a returned promise. A request whose audit throws or rejects is answered with a JSON-RPC
+   * error and never served.
    */
-  audit?: (record: AuditRecord, report: Report) => void | Promise<void>;
+  audit?: (record: AuditRecord, report: Report, message: IncomingMessage) => void | Promise<void>;
   /** Server side: each response carries its request's `turnId`, and only that (AI-11). */
   echo?: boolean;
 }

@@ -15,7 +15,9 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import Database from "better-sqlite3";
 
-import { AI_INVOCATION_KEY, attachInvocation, clearInitiator, stampInitiator } from "../../pkg/index.mjs";
+import { stampAppCalls } from "../../pkg/ext-apps.mjs";
+import { AI_INVOCATION_KEY, clearInitiator } from "../../pkg/index.mjs";
+import { provenanceTransport } from "../../pkg/sdk.mjs";
 
 const { values: options } = parseArgs({
   options: { gateway: { type: "string" }, audit: { type: "string" }, log: { type: "string" } },
@@ -23,28 +25,30 @@ const { values: options } = parseArgs({
 const NO_TURN = "(none: session set-up and the legacy client)";
 const transcript = JSON.parse(readFileSync(new URL("data/transcript.json", import.meta.url), "utf8"));
 
+/** The envelope of the tool call being made, which the client's transport attaches (mcp-provenance/sdk). */
+let envelope;
 const client = new Client({ name: "prototype-host", version: "1.0.0" });
-await client.connect(new StreamableHTTPClientTransport(new URL(options.gateway)));
-
-/** A call the model chose: the audit context attached, no App marker (UI-2). */
-function fromModel(turn, call, turnId) {
-  const words = turn.user + "A".repeat(turn.pad ?? 0);
-  const request = { method: "tools/call", params: { name: call.tool, arguments: call.arguments, ...(call.meta && { _meta: call.meta }) } };
-  return clearInitiator(attachInvocation(request, {
-    invocationReason: { text: call.reason },
-    model: { name: turn.model ?? transcript.model },
-    userIntent: { text: words },
-    turnId,
-  }));
-}
+await client.connect(provenanceTransport(new StreamableHTTPClientTransport(new URL(options.gateway)), {
+  invocation: (request) => (request.method === "tools/call" ? envelope : undefined),
+}));
+const callTool = (request) => client.request(request, CallToolResultSchema);
 
 /**
- * What an MCP Apps host's `AppBridge.oncalltool` does with the params a View
- * sent: the click is a turn of its own, and the host stamps `initiator: "app"`
- * over whatever the View claimed (UI-1, UI-3).
+ * What an MCP Apps host's AppBridge does with the params a View sent
+ * (mcp-provenance/ext-apps): the host stamps `initiator: "app"` over
+ * whatever the View claimed (UI-1, UI-3). A click is a turn of its own.
  */
-function oncalltool(params, turnId) {
-  return stampInitiator(attachInvocation({ method: "tools/call", params }, { turnId }));
+const bridge = stampAppCalls({}, (params) => callTool({ method: "tools/call", params }));
+
+/** A call the model chose: its audit context, and no App marker (UI-2). */
+function fromModel(turn, call, turnId) {
+  envelope = {
+    invocationReason: { text: call.reason },
+    model: { name: turn.model ?? transcript.model },
+    userIntent: { text: turn.user + "A".repeat(turn.pad ?? 0) },
+    turnId,
+  };
+  return callTool(clearInitiator({ method: "tools/call", params: { name: call.tool, arguments: call.arguments, ...(call.meta && { _meta: call.meta }) } }));
 }
 
 console.log(`replaying ${transcript.turns.length} turns through the gateway at ${options.gateway}\n`);
@@ -54,10 +58,10 @@ for (const turn of transcript.turns) {
     : turn.click !== undefined ? `click in ${transcript.app}: ${turn.click}` : `legacy client: ${turn.legacy}`;
   console.log(`turn ${turnId ?? "(none)"}  ${who}`);
   for (const call of turn.calls) {
-    const request = turn.user !== undefined ? fromModel(turn, call, turnId)
-      : turn.click !== undefined ? oncalltool({ name: call.tool, arguments: call.arguments, _meta: call.meta }, turnId)
-      : { method: "tools/call", params: { name: call.tool, arguments: call.arguments } };
-    const result = await client.request(request, CallToolResultSchema);
+    envelope = turnId === undefined ? undefined : { turnId };
+    const result = await (turn.user !== undefined ? fromModel(turn, call, turnId)
+      : turn.click !== undefined ? bridge.oncalltool({ name: call.tool, arguments: call.arguments, _meta: call.meta }, {})
+      : callTool({ method: "tools/call", params: { name: call.tool, arguments: call.arguments } }));
     const echoed = result._meta?.[AI_INVOCATION_KEY];
     assert.deepEqual(echoed, turnId === undefined ? undefined : { turnId }, `the reply to ${call.tool} must echo this turn's turnId and nothing else`);
     const answer = result.content.map((part) => part.text).join(" ");

@@ -2,7 +2,8 @@
 // and an audit record for every request it receives, stored in its own
 // SQLite database (write-ahead logged: a record committed survives a crash).
 // A request that cannot be audited is refused, never served unaudited.
-// Replies echo the request's turnId, and only that.
+// Replies echo the request's turnId, and only that. Auditing and echoing are
+// mcp-provenance/sdk's provenanceTransport around the SDK's own transport.
 //
 // Nothing stays past its request: a request is forgotten once it is
 // answered, cancelled (notifications/cancelled), or its HTTP exchange
@@ -25,7 +26,8 @@ import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import Database from "better-sqlite3";
 import { z } from "zod";
 
-import { auditRecord, echoTurnId, sanitize } from "../../pkg/index.mjs";
+import { sanitize } from "../../pkg/index.mjs";
+import { provenanceTransport } from "../../pkg/sdk.mjs";
 import { MAX_BODY_BYTES, readBody } from "./http.mjs";
 
 const { values: options } = parseArgs({
@@ -72,10 +74,8 @@ const insertRecord = audit.prepare(`INSERT INTO audit
   VALUES (@receivedAt, @sessionId, @principal, @method, @tool, @requestId, @turnId, @model, @invocationReason,
    @userIntent, @userIntentRedacted, @initiator, @valid, @diagnostics, @changes)`);
 
-/** Records one request as the server received it. */
-function record(request, sessionId) {
-  const entry = auditRecord(request, { receivedAt: new Date().toISOString(), sessionId });
-  const { changes } = sanitize(request);
+/** Stores one request's audit record, with what sanitize would change in it. */
+function store(entry, request) {
   const { clientAsserted: asserted, hostAttested: attested, witnessed } = entry;
   insertRecord.run({
     receivedAt: witnessed.receivedAt ?? null,
@@ -92,64 +92,67 @@ function record(request, sessionId) {
     initiator: attested.initiator ?? null,
     valid: Number(!entry.diagnostics.some((d) => d.severity === "error")),
     diagnostics: JSON.stringify(entry.diagnostics),
-    changes: JSON.stringify(changes),
+    changes: JSON.stringify(sanitize(request).changes),
   });
 }
 
 /**
- * A transport in front of the SDK's: every message that arrives is audited
- * before the server sees it, and every reply echoes its request's turnId.
- * It holds each request until it is answered, cancelled, or its HTTP
- * exchange is over (`forget`).
+ * The SDK's transport with provenance (mcp-provenance/sdk): every request is
+ * audited on the wire before the server sees it, a request that cannot be
+ * audited is refused, and every reply echoes its request's turnId.
  */
-class AuditingTransport {
+function auditing(inner) {
+  return provenanceTransport(inner, {
+    audit: (record, _report, request) => {
+      try {
+        store(record, request);
+      } catch (failure) {
+        // The log names the failure, not the request; the transport refuses the request.
+        console.error(`refused ${record.method}: the audit record could not be written (${failure?.code ?? failure?.name})`);
+        throw failure;
+      }
+    },
+    echo: true,
+  });
+}
+
+/**
+ * A transport in front of the auditing one that holds each request until it
+ * is answered, cancelled, or its HTTP exchange is over (`forget`), and ends
+ * an HTTP answer once each request in it is settled.
+ */
+class Exchanges {
   #inner;
-  /** Request id → the request, until it is settled. */
-  #pending = new Map();
+  #transport;
+  /** Request ids not yet settled. */
+  #pending = new Set();
   /** Request id → the ids of the requests that share its HTTP answer. */
   #exchanges = new Map();
 
   constructor(inner) {
     this.#inner = inner;
+    this.#transport = auditing(inner);
   }
 
-  get sessionId() { return this.#inner.sessionId; }
+  get sessionId() { return this.#transport.sessionId; }
   get pending() { return this.#pending.size; }
-  get onclose() { return this.#inner.onclose; }
-  set onclose(handler) { this.#inner.onclose = handler; }
-  get onerror() { return this.#inner.onerror; }
-  set onerror(handler) { this.#inner.onerror = handler; }
+  get onclose() { return this.#transport.onclose; }
+  set onclose(handler) { this.#transport.onclose = handler; }
+  get onerror() { return this.#transport.onerror; }
+  set onerror(handler) { this.#transport.onerror = handler; }
   set onmessage(handler) {
-    this.#inner.onmessage = (message, extra) => {
-      if (typeof message.method === "string") {
-        try {
-          record(message, this.#inner.sessionId);
-        } catch (failure) {
-          // Fail closed: what cannot be audited is not served. The log names the failure, not the request.
-          console.error(`refused ${message.method}: the audit record could not be written (${failure?.code ?? failure?.name})`);
-          if (message.id !== undefined) {
-            this.#inner.send({ jsonrpc: "2.0", id: message.id, error: { code: -32603, message: "the request could not be audited" } });
-          }
-          return;
-        }
-        if (message.id !== undefined) this.#pending.set(message.id, message);
-      }
+    this.#transport.onmessage = (message, extra) => {
+      if (typeof message.method === "string" && message.id !== undefined) this.#pending.add(message.id);
       handler(message, extra);
       // A cancelled request gets no answer (MCP): it is settled here.
       if (message.method === "notifications/cancelled") this.#settle(message.params?.requestId);
     };
   }
-  start() { return this.#inner.start(); }
-  close() { return this.#inner.close(); }
+  start() { return this.#transport.start(); }
+  close() { return this.#transport.close(); }
   async send(message, options) {
-    const request = this.#pending.get(message.id);
-    const answer = request && ("result" in message || "error" in message);
-    if (answer) {
-      this.#pending.delete(message.id);
-      message = echoTurnId(request, message);
-    }
-    await this.#inner.send(message, options);
-    if (answer) this.#settle(message.id);
+    await this.#transport.send(message, options);
+    if ("result" in message || "error" in message) this.#settle(message.id);
   }
 
   /** The requests of one HTTP exchange, by id: its answer ends when each is settled. */
@@ -212,7 +215,7 @@ function mcpServer() {
   return server;
 }
 
-/** Session id → its transport (the SDK's, and the auditing one in front of it). */
+/** Session id → its transports: the SDK's, and the one the server connects to (Exchanges). */
 const sessions = new Map();
 
 /** The ids of the requests in a POST body. */
@@ -225,7 +228,7 @@ const reply = (res, status, message) => {
 
 const http = createServer(async (req, res) => {
   if (req.method === "GET" && req.url === "/health") {
-    const pending = [...sessions.values()].reduce((sum, { auditing }) => sum + auditing.pending, 0);
+    const pending = [...sessions.values()].reduce((sum, { exchanges }) => sum + exchanges.pending, 0);
     return reply(res, 200, { sessions: sessions.size, pending });
   }
   let body;
@@ -244,14 +247,14 @@ const http = createServer(async (req, res) => {
         sessionIdGenerator: randomUUID,
         onsessioninitialized: (id) => sessions.set(id, session),
       });
-      session = { inner, auditing: new AuditingTransport(inner) };
+      session = { inner, exchanges: new Exchanges(inner) };
       inner.onclose = () => sessions.delete(inner.sessionId);
-      await mcpServer().connect(session.auditing);
+      await mcpServer().connect(session.exchanges);
     }
     if (!session) return reply(res, sessionId ? 404 : 400, { jsonrpc: "2.0", id: null, error: { code: -32000, message: "no such session" } });
     const ids = requestIds(body);
-    session.auditing.expect(ids);
-    res.once("close", () => session.auditing.forget(ids));
+    session.exchanges.expect(ids);
+    res.once("close", () => session.exchanges.forget(ids));
     await session.inner.handleRequest(req, res, body);
   } catch (error) {
     if (res.headersSent) res.destroy();

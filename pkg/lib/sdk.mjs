@@ -35,7 +35,7 @@ export function provenanceTransport(transport, options = {}) {
   async function kept(request) {
     try {
       const record = mp.auditRecord(request, { receivedAt: new Date().toISOString(), sessionId: transport.sessionId });
-      await audit(record, { valid: !record.diagnostics.some((d) => d.severity === "error"), diagnostics: record.diagnostics });
+      await audit(record, { valid: !record.diagnostics.some((d) => d.severity === "error"), diagnostics: record.diagnostics }, request);
       return true;
     } catch (failure) {
       if (request.id !== undefined) {
