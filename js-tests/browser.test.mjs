@@ -100,7 +100,7 @@ test("markup in every text field is shown as text: no dialog, no script run, no 
   await page.screenshot({ path: join(shots, "hostile.png"), fullPage: true });
   const state = await page.evaluate(() => ({
     xss: window.__xss,
-    injected: document.querySelectorAll("#results *:not(div):not(pre):not(h4):not(ul):not(li), #diagnostics img, #diagnostics script, #diagnostics svg").length,
+    injected: document.querySelectorAll("#results *:not(div, pre, h4, ul, li, table, thead, tbody, tr, th, td, span), #diagnostics img, #diagnostics script, #diagnostics svg").length,
     text: document.querySelector("#results").textContent,
   }));
   assert.deepEqual(dialogs, []);
@@ -109,6 +109,42 @@ test("markup in every text field is shown as text: no dialog, no script run, no 
   for (const payload of ["<img src=x onerror=alert(1)>", "<script>alert(2)</script>", "<iframe src=javascript:alert(3)>"]) {
     assert.ok(state.text.includes(payload), `shown as text: ${payload}`);
   }
+});
+
+test("each function's result lists what it changed by JSON Pointer, and marks those lines", async () => {
+  await page.fill("#message", JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "q", _meta: {
+    "io.modelcontextprotocol/ui": { initiator: "model" },
+    "io.modelcontextprotocol/aiInvocation": { turnId: 7, userIntent: { text: "a\r\nb" } } } } }));
+  await page.waitForFunction(() => document.querySelector("[data-function=stampInitiator] table.changes tbody tr"));
+  const shown = await page.evaluate(() => Object.fromEntries([...document.querySelectorAll("#results .result")].map((box) => [box.dataset.function, {
+    changes: [...box.querySelectorAll("table.changes tbody tr")].map((row) => [...row.cells].map((cell) => cell.textContent)),
+    marked: [...box.querySelectorAll("pre span.changed, pre span.added")].map((line) => line.textContent.trim()),
+  }])));
+  assert.deepEqual(shown.stampInitiator, {
+    changes: [["changed", "/params/_meta/io.modelcontextprotocol~1ui/initiator", '"model"', '"app"']],
+    marked: ['"initiator": "app"'],
+  });
+  assert.deepEqual(shown.sanitize.changes, [
+    ["removed", "/params/_meta/io.modelcontextprotocol~1aiInvocation/turnId", "7", ""],
+    ["changed", "/params/_meta/io.modelcontextprotocol~1aiInvocation/userIntent/text", '"a\\r\\nb"', '"a  b"'],
+    ["added", "/params/_meta/io.modelcontextprotocol~1aiInvocation/userIntent/redacted", "", "true"],
+  ]);
+  assert.deepEqual(shown.auditRecord, { changes: [], marked: [] });
+  await page.locator("#results").screenshot({ path: join(shots, "changes.png") });
+});
+
+test("at 1280 px the diagnostics table's columns are wide enough to read, and no cell spills over", async () => {
+  await page.selectOption("#sample", { label: "A hostile request: markup and log forging in every field" });
+  await page.waitForFunction(() => document.querySelectorAll("#diagnostics tbody tr").length > 1);
+  const layout = await page.evaluate(() => ({
+    widths: [...document.querySelectorAll("#diagnostics th")].map((th) => Math.round(th.getBoundingClientRect().width)),
+    spilled: [...document.querySelectorAll("#diagnostics td")].filter((td) => td.scrollWidth > td.clientWidth + 1).length,
+    table: Math.round(document.querySelector("#diagnostics").getBoundingClientRect().width),
+  }));
+  const [severity, rule, code, path, message] = layout.widths;
+  assert.ok(severity >= 70 && rule >= 50 && code >= 140 && path >= 350 && message >= 300, `column widths ${layout.widths}`);
+  assert.ok(layout.table <= 1280, `table ${layout.table} px`);
+  assert.equal(layout.spilled, 0);
 });
 
 test("the App's calls reach the server stamped initiator app, spoof or not", async () => {

@@ -4,6 +4,7 @@
 
 import * as mcpProvenance from "../../pkg/index.mjs";
 import { startAppsHost } from "./apps.mjs";
+import { differences, lines } from "./diff.mjs";
 import { samples } from "./samples.mjs";
 
 globalThis.mcpProvenance = mcpProvenance;
@@ -39,17 +40,43 @@ function showReport(report) {
   $("#diagnostics tbody").replaceChildren(...rows);
 }
 
-/** One function's result: the message before, what it made of it, and notes. */
-function result(name, before, after, notes) {
+/** A value as JSON for a table cell, cut to what a cell can show. */
+const brief = (value) => {
+  const text = value === undefined ? "" : JSON.stringify(value);
+  return text.length > 120 ? `${text.slice(0, 120)}…` : text;
+};
+
+/**
+ * What one function made of the message: the members it added, removed or
+ * changed (JSON Pointers, before and after), then the message it returned
+ * with those members' lines marked. Without `before` (an audit record) or
+ * for an error, the result is shown as it is.
+ */
+function result(name, before, after, notes = []) {
   const box = element("div", undefined, "result");
   box.dataset.function = name;
-  const sides = element("div", undefined, "sides");
-  for (const [label, value] of [["before", before], ["after", after]]) {
-    const side = element("div");
-    side.append(element("h4", label), element("pre", typeof value === "string" ? value : json(value)));
-    sides.append(side);
+  box.append(element("h4", name));
+  const found = before === undefined || typeof after === "string" ? undefined : differences(before, after);
+  if (found) {
+    const table = element("table", undefined, "changes");
+    const head = element("tr");
+    head.append(...["change", "path (JSON Pointer)", "before", "after"].map((title) => element("th", title)));
+    const rows = found.map(({ path, kind, before: was, after: now }) => {
+      const row = element("tr", undefined, kind);
+      row.append(element("td", kind), element("td", path), element("td", brief(was)), element("td", brief(now)));
+      return row;
+    });
+    if (!rows.length) rows.push(element("tr"));
+    if (!found.length) rows[0].append(Object.assign(element("td", "unchanged"), { colSpan: 4 }));
+    table.append(element("thead"), element("tbody"));
+    table.tHead.append(head);
+    table.tBodies[0].append(...rows);
+    box.append(table);
   }
-  box.append(element("h4", name), sides);
+  const shown = element("pre");
+  if (typeof after === "string") shown.textContent = after;
+  else shown.append(...lines(after, new Map((found ?? []).map(({ path, kind }) => [path, kind]))));
+  box.append(shown);
   if (notes.length) {
     const list = element("ul");
     list.append(...notes.map((note) => element("li", note)));
@@ -82,9 +109,9 @@ function check() {
   const record = attempt(() => mcpProvenance.auditRecord(message));
   $("#results").replaceChildren(
     result("sanitize", message, sanitized.error ? sanitized.value : sanitized.value.message,
-      sanitized.error ? [] : sanitized.value.changes.map((c) => `${c.action} ${c.path} (${c.rule})`)),
-    result("stampInitiator", message, stamped.value, []),
-    result("auditRecord", message, record.value, []),
+      sanitized.error ? [] : sanitized.value.changes.map((c) => `sanitize: ${c.action} ${c.path} (${c.rule})`)),
+    result("stampInitiator", message, stamped.value),
+    result("auditRecord", undefined, record.value),
   );
 }
 
