@@ -3,11 +3,11 @@
 // what the declarations say (ESM and CommonJS), and run arethetypeswrong on
 // the tarball.
 import assert from "node:assert/strict";
-import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 
-import { exec, root, userProject } from "./user.mjs";
+import { exec, linkScope, root, userProject } from "./user.mjs";
 
 const tsc = join(root, "node_modules", ".bin", "tsc");
 let project;
@@ -27,10 +27,10 @@ test("the tarball holds the entries and the generated files, and no sources", ()
   const files = exec("npm", ["pack", "--dry-run", "--json"], join(root, "pkg"));
   const paths = JSON.parse(files)[0].files.map((file) => file.path).sort();
   assert.deepEqual(paths, [
-    "README.md", "dist/ext-apps.cjs", "dist/ext-apps.d.cts", "dist/ext-apps.d.mts", "dist/gateway.cjs", "dist/gateway.d.cts", "dist/gateway.d.mts", "dist/index.cjs", "dist/index.d.cts",
+    "README.md", "bin/mcp-provenance.mjs", "dist/ext-apps.cjs", "dist/ext-apps.d.cts", "dist/ext-apps.d.mts", "dist/gateway.cjs", "dist/gateway.d.cts", "dist/gateway.d.mts", "dist/index.cjs", "dist/index.d.cts",
     "dist/index.d.mts", "dist/otel.cjs", "dist/otel.d.cts", "dist/otel.d.mts", "dist/sdk.cjs", "dist/sdk.d.cts",
     "dist/sdk.d.mts", "dist/table.mjs", "dist/wasm.mjs", "ext-apps.mjs", "ext-apps/package.json", "gateway.mjs", "gateway/package.json", "index.mjs",
-    "lib/answer.mjs", "lib/api.mjs", "lib/boundary.mjs", "lib/ext-apps.mjs", "lib/gateway.mjs", "lib/otel.mjs", "lib/sdk.mjs",
+    "lib/answer.mjs", "lib/api.mjs", "lib/boundary.mjs", "lib/cli/check.mjs", "lib/cli/probe.mjs", "lib/ext-apps.mjs", "lib/gateway.mjs", "lib/otel.mjs", "lib/sdk.mjs",
     "lib/writer.mjs", "otel.mjs", "otel/package.json", "package.json", "sdk.mjs", "sdk/package.json",
   ]);
 });
@@ -83,8 +83,7 @@ test("the subpaths import and require, on one module instance with the main entr
 
 test("strict TypeScript pins the declarations, for import and for require, with the SDK's types as input", () => {
   // The SDK's types, as a user of both packages has them.
-  mkdirSync(join(project, "node_modules", "@modelcontextprotocol"), { recursive: true });
-  symlinkSync(join(root, "node_modules", "@modelcontextprotocol", "sdk"), join(project, "node_modules", "@modelcontextprotocol", "sdk"));
+  linkScope(project, "@modelcontextprotocol");
   for (const file of ["usage.ts", "usage.cts"]) cpSync(join(root, "js-tests", "fixtures", file), join(project, file));
   writeFileSync(join(project, "tsconfig.json"), JSON.stringify({
     compilerOptions: { strict: true, noEmit: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", types: [], lib: ["es2022", "dom"] },

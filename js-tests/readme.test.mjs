@@ -5,12 +5,12 @@
 // assertions holding. Its rule links name every rule of the core and point
 // into the repository package.json names.
 import assert from "node:assert/strict";
-import { readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 
 import { table } from "../pkg/dist/table.mjs";
-import { exec, root, userProject } from "./user.mjs";
+import { exec, linkScope, root, userProject } from "./user.mjs";
 
 const readme = readFileSync(join(root, "pkg", "README.md"), "utf8");
 /** Each example: its file name (by language) and source. */
@@ -23,8 +23,8 @@ let project;
 before(() => {
   project = userProject("readme");
   // The MCP packages the examples use beside this one, as their users have them.
-  symlinkSync(join(root, "node_modules", "@modelcontextprotocol"), join(project, "node_modules", "@modelcontextprotocol"));
-  symlinkSync(join(root, "node_modules", "@rollup"), join(project, "node_modules", "@rollup"));
+  linkScope(project, "@modelcontextprotocol");
+  linkScope(project, "@rollup");
   // console.assert, made to throw, so that a failed assertion fails the example.
   writeFileSync(join(project, "strict-assert.mjs"), 'console.assert = (ok, ...why) => { if (!ok) throw new Error(`assertion failed ${why.join(" ")}`); };\n');
   for (const { file, source } of examples) writeFileSync(join(project, file), source);

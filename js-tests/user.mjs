@@ -1,7 +1,7 @@
 // What the tests of the package as users meet it share: a fresh project
 // with the package installed from its packed tarball, and Debian's Chromium.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -25,8 +25,21 @@ export function userProject(name) {
   const project = mkdtempSync(join(tmpdir(), `mcp-provenance-${name}-`));
   const tarball = exec("npm", ["pack", "--silent", "--pack-destination", project], join(root, "pkg")).trim().split("\n").pop();
   writeFileSync(join(project, "package.json"), JSON.stringify({ name: "user", private: true, type: "module" }));
-  exec("npm", ["install", "--no-audit", "--no-fund", "--offline", join(project, tarball)], project);
+  exec("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", join(project, tarball)], project);
   return project;
+}
+
+/**
+ * The workspace's packages of `scope` (e.g. "@modelcontextprotocol") in the
+ * project, as a user who installed them beside this one has them; those the
+ * package's own install brought stay as they are.
+ */
+export function linkScope(project, scope) {
+  const into = join(project, "node_modules", scope);
+  mkdirSync(into, { recursive: true });
+  for (const name of readdirSync(join(root, "node_modules", scope))) {
+    if (!existsSync(join(into, name))) symlinkSync(join(root, "node_modules", scope, name), join(into, name));
+  }
 }
 
 /** Headless Chromium, as the machine has it. */
