@@ -62,7 +62,7 @@ build: setup-wasm node_modules
 
 lint: setup-wasm
 	$(CARGO) fmt --check
-	$(CARGO) clippy --all-targets -- -D warnings
+	$(CARGO) clippy --all-targets --features cli -- -D warnings
 	$(CARGO) clippy --lib --target $(WASM_TARGET) $(NPM_FEATURES) -- -D warnings
 
 # rustfmt and clippy come with the toolchain on our machines; add them where

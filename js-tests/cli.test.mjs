@@ -4,7 +4,7 @@
 // against the prototype's server, the official "everything" server, and a
 // deliberately broken server that echoes the whole envelope.
 import assert from "node:assert/strict";
-import { spawn, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -86,6 +86,29 @@ describe("check", () => {
     assert.match(missing.err, /cannot read no-such-file\.jsonl: ENOENT/);
     assert.equal(npx(["--help"]).code, 0);
   });
+});
+
+test("the native check (cargo --features cli) prints what npx check prints, byte for byte, and exits alike", () => {
+  execFileSync("cargo", ["build", "--quiet", "--release", "--features", "cli", "--bin", "mcp-provenance"], { cwd: root, stdio: "inherit" });
+  const native = join(root, "target", "release", "mcp-provenance");
+  writeFileSync(join(project, "mixed.jsonl"), [
+    call(1, { turnId: "t-1" }), "not JSON", call(2, { turnId: 7, userIntent: { text: "a\r\nb\u202e" } }),
+    `[${call(3, { model: {} })}, {"jsonrpc": "2.0", "id": 3, "result": {"_meta": {"${KEY}": {"turnId": "x", "model": {"name": "m"}}}}}]`,
+    JSON.stringify({ session: "s", message: JSON.parse(call(4, {})) }), "{}", "[]", "42",
+  ].join("\n"));
+  for (const args of [["mixed.jsonl"], ["mixed.jsonl", "--format", "json"], ["mixed.jsonl", "--field", "message"], ["mixed.jsonl", "--key", "com.example/aiInvocation"]]) {
+    const js = npx(["check", ...args]);
+    const rust = spawnSync(native, ["check", ...args], { cwd: project, encoding: "utf8" });
+    const same = args.includes("json") ? (text) => text.trim().split("\n").map((line) => JSON.parse(line)) : (text) => text;
+    assert.deepEqual(same(rust.stdout), same(js.out), args.join(" "));
+    assert.equal(rust.status, js.code, args.join(" "));
+  }
+  const sanitized = spawnSync(native, ["check", "mixed.jsonl", "--sanitize", "native.jsonl", "--redact-intent"], { cwd: project, encoding: "utf8" });
+  npx(["check", "mixed.jsonl", "--sanitize", "js.jsonl", "--redact-intent"]);
+  assert.equal(sanitized.status, 1);
+  assert.deepEqual(readFileSync(join(project, "native.jsonl"), "utf8").split("\n").map((line) => line && JSON.parse(line)),
+    readFileSync(join(project, "js.jsonl"), "utf8").split("\n").map((line) => line && JSON.parse(line)));
+  assert.equal(spawnSync(native, ["check", "no-such-file"], { encoding: "utf8" }).status, 2);
 });
 
 describe("check over the prototype gateway's log, and probe against three servers", () => {
