@@ -34,6 +34,13 @@ after(() => rmSync(project, { recursive: true, force: true }));
 
 test("the README has an example for each role", () => assert.ok(examples.length >= 5));
 
+test("the README's Rust excerpt is examples/rmcp.rs's own code, which tests/rmcp.rs runs", () => {
+  const [, excerpt] = /```rust\n([\s\S]*?)```/.exec(readme);
+  const example = readFileSync(join(root, "examples", "rmcp.rs"), "utf8");
+  const normalized = (text) => text.split("\n").map((line) => line.trim()).filter(Boolean).join("\n");
+  assert.ok(normalized(example).includes(normalized(excerpt)), "the excerpt appears in examples/rmcp.rs, line for line");
+});
+
 for (const { file, source } of examples) {
   // A bundler's configuration is a module to export, not a program to run.
   if (source.includes("export default")) continue;
