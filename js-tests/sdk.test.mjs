@@ -63,6 +63,22 @@ test("a request whose audit fails is answered with an error and never served", a
   await client.close();
 });
 
+test("a handler that throws is reported through onerror, and the messages after it still arrive in order", async () => {
+  const transport = { start: async () => {}, send: async () => {}, close: async () => {} };
+  const wrapped = provenanceTransport(transport, { audit: async () => {} });
+  const errors = [];
+  const seen = [];
+  wrapped.onerror = (error) => errors.push(error.message);
+  wrapped.onmessage = (message) => {
+    if (message.id === 1) throw new Error("handler failed");
+    seen.push(message.id);
+  };
+  for (const id of [1, 2, 3]) transport.onmessage({ jsonrpc: "2.0", id, method: "ping" });
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.deepEqual(errors, ["handler failed"]);
+  assert.deepEqual(seen, [2, 3]);
+});
+
 test("a bad option is a RangeError at once", () => {
   const transport = { start: async () => {}, send: async () => {}, close: async () => {} };
   assert.throws(() => provenanceTransport(transport, { audit: "yes" }), (e) => e instanceof RangeError && e.code === "invalid-option");

@@ -54,9 +54,12 @@ export function provenanceTransport(transport, options = {}) {
       handler?.(message, extra);
     };
     if (!audit) return pass();
-    audited = audited.then(async () => {
-      if (typeof message?.method !== "string" || (await kept(message))) pass();
-    });
+    audited = audited
+      .then(async () => {
+        if (typeof message?.method !== "string" || (await kept(message))) pass();
+      })
+      // A handler that throws is the transport's error to report; the messages after it still pass.
+      .catch((error) => transport.onerror?.(error instanceof Error ? error : new Error(String(error))));
     return undefined;
   }
 
