@@ -6,7 +6,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use mcp_provenance::sanitize;
-use mcp_provenance_fuzz::{envelope, forbidden, message, policy, strings};
+use mcp_provenance_fuzz::{envelope, forbidden, js_json_len, message, policy, strings};
 
 fuzz_target!(|data: &[u8]| {
     let Some(message) = message(data) else { return };
@@ -37,9 +37,8 @@ fuzz_target!(|data: &[u8]| {
                 assert!(text.len() <= limit as usize, "{pointer} is over its limit");
             }
         }
-        let size = serde_json::to_string(envelope).map_or(0, |json| json.len());
         assert!(
-            size <= policy.max_envelope_bytes as usize,
+            js_json_len(envelope) <= policy.max_envelope_bytes as usize,
             "the envelope is over its limit"
         );
     }

@@ -54,6 +54,36 @@ pub fn strings(value: &Value, out: &mut Vec<String>) {
     }
 }
 
+/// The length of `value` as compact JSON the way `JSON.stringify` writes it,
+/// which is how AI-14 sizes an envelope in every runtime: numbers as
+/// ECMAScript writes them (`0`, not Rust's `0.0`; `100000000000000000000`,
+/// not `1e20`), everything else as serde_json writes it.
+pub fn js_json_len(value: &Value) -> usize {
+    match value {
+        Value::Number(number) => match number.as_f64() {
+            Some(float) if !number.is_i64() && !number.is_u64() => {
+                ryu_js::Buffer::new().format(float).len()
+            }
+            _ => number.to_string().len(),
+        },
+        Value::Array(items) => {
+            2 + items.len().saturating_sub(1) + items.iter().map(js_json_len).sum::<usize>()
+        }
+        Value::Object(members) => {
+            let inner: usize = members
+                .iter()
+                .map(|(name, member)| {
+                    serde_json::to_string(name).map_or(0, |json| json.len())
+                        + 1
+                        + js_json_len(member)
+                })
+                .sum();
+            2 + members.len().saturating_sub(1) + inner
+        }
+        other => serde_json::to_string(other).map_or(0, |json| json.len()),
+    }
+}
+
 /// The envelope of a message, at the default key, when there is one.
 pub fn envelope(message: &Value) -> Option<&Value> {
     message.get("params")?.get("_meta")?.get(AI_INVOCATION_KEY)
