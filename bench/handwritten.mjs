@@ -12,9 +12,14 @@ const INTENT_MEMBERS = ["text", "redacted"];
 const INITIATORS = new Set(["app", "model", "user", "host"]);
 const LIMITS = { reason: 1024, intent: 2048, model: 256, turnId: 128 };
 const REQUIRED = [["invocationReason", "text", "AI-3", LIMITS.reason], ["model", "name", "AI-4", LIMITS.model]];
-// AI-13: line breaks become a space, every other control or bidi control U+FFFD.
-const FORBIDDEN = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/;
+// AI-13: line breaks become a space, every other control or bidi control U+FFFD;
+// TXT-1: invisible characters that carry no meaning become U+FFFD too.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/;
+const INVISIBLE = /[\u200b\u2060-\u2064\ufeff\u180e\u{e0000}-\u{e007f}]/u;
+const FORBIDDEN = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\u200b\u2060-\u2064\ufeff\u180e\u{e0000}-\u{e007f}]/u;
 const LINE_BREAK = /[\r\n\t\u000b\u000c\u0085\u2028\u2029]/;
+/** MSG-2: a report lists this many diagnostics, sanitize this many changes, then one saying so. */
+const LISTED = 64;
 const ELLIPSIS = "\u2026";
 
 const isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -48,7 +53,7 @@ function typeName(v) {
   }
 }
 
-/** One code point as AI-13 leaves it, and its UTF-8 length. */
+/** One code point as AI-13 and TXT-1 leave it. */
 function neutral(c) {
   if (!FORBIDDEN.test(c)) return c;
   return LINE_BREAK.test(c) ? " " : "\ufffd";
@@ -59,35 +64,34 @@ const utf8 = (c) => { const n = c.codePointAt(0); return n < 0x80 ? 1 : n < 0x80
 /** Whether a string is surely within `max` bytes and holds nothing AI-13 replaces: one regex test. */
 const isPlain = (text, max) => text.length * 3 <= max && !FORBIDDEN.test(text) && text.isWellFormed();
 
-/** AI-13 and AI-14 for one string. */
+/**
+ * MSG-3, AI-13, TXT-1 and AI-14 for one string: a lone surrogate reads as
+ * U+FFFD (lossy), then what is kept is neutralized and cut to `max` bytes.
+ */
 function clean(text, max) {
-  if (isPlain(text, max)) return { text, neutralized: false, truncated: false };
-  const chars = [];
-  let total = 0;
-  let fits = true;
-  for (const c of text) {
-    const n = neutral(c.length === 1 && c >= "\ud800" && c <= "\udfff" ? "\ufffd" : c);
-    total += utf8(n);
-    if (total > max) { fits = false; break; }
-    chars.push(n);
-  }
-  if (fits) {
-    const kept = chars.join("");
-    return { text: kept, neutralized: kept !== text, truncated: false };
-  }
+  if (isPlain(text, max)) return { text, lossy: false, neutralized: false, invisible: false, truncated: false };
+  const lossy = !text.isWellFormed();
+  const read = lossy ? text.toWellFormed() : text;
   const budget = max - 3;
   let kept = "";
   let bytes = 0;
+  let fit = { length: 0, neutralized: false, invisible: false };
   let neutralized = false;
-  for (const c of text) {
-    const original = c.length === 1 && c >= "\ud800" && c <= "\udfff" ? "\ufffd" : c;
-    const n = neutral(original);
-    if (bytes + utf8(n) > budget) break;
+  let invisible = false;
+  for (const c of read) {
+    const n = neutral(c);
+    if (bytes + utf8(n) > max) {
+      return { text: kept.slice(0, fit.length) + ELLIPSIS, lossy, neutralized: fit.neutralized, invisible: fit.invisible, truncated: true };
+    }
     kept += n;
     bytes += utf8(n);
-    neutralized ||= n !== c;
+    if (n !== c) {
+      if (INVISIBLE.test(c)) invisible = true;
+      else neutralized = true;
+    }
+    if (bytes <= budget) fit = { length: kept.length, neutralized, invisible };
   }
-  return { text: kept + ELLIPSIS, neutralized, truncated: true };
+  return { text: kept, lossy, neutralized, invisible, truncated: false };
 }
 
 /** An RFC 6901 pointer segment, made safe as the package makes it. */
@@ -148,7 +152,9 @@ function checkEnvelope(envelope, out) {
 function warnText(text, limit, path, out) {
   if (isPlain(text, limit)) return;
   const c = clean(text, limit);
+  if (c.lossy) out.push(diagnostic("lone-surrogate", "warning", "MSG-3", path, "holds a lone UTF-16 surrogate, which no JSON store can keep; it reads, and sanitize writes it, as U+FFFD"));
   if (c.neutralized) out.push(diagnostic("control-character", "warning", "AI-13", path, "holds line breaks, control or bidi characters that could forge or disguise log lines; sanitize replaces them"));
+  if (c.invisible) out.push(diagnostic("invisible-character", "warning", "TXT-1", path, "holds invisible characters (tag or zero-width characters) that could hide text from a reader; sanitize replaces them"));
   if (c.truncated) out.push(diagnostic("over-limit", "warning", "AI-14", path, "is over its default byte limit; sanitize truncates it"));
 }
 
@@ -160,7 +166,9 @@ function sanitizeEnvelope(envelope) {
   if (!isObject(envelope)) { change("dropped", path, "AI-2"); return { clean: undefined, changes }; }
   const text = (value, limit, at) => {
     const c = clean(value, limit);
+    if (c.lossy) change("neutralized", at, "MSG-3");
     if (c.neutralized) change("neutralized", at, "AI-13");
+    if (c.invisible) change("neutralized", at, "TXT-1");
     if (c.truncated) change("truncated", at, "AI-14");
     return c.text;
   };
@@ -197,6 +205,7 @@ function sanitizeEnvelope(envelope) {
   for (const name of sortedUnknown(envelope, FIELDS)) change("dropped", join(path, name), "AI-8");
   // Under the default field limits the envelope always fits its 8192 bytes
   // (at most 3456 bytes of text, doubled by escaping), so no fitting step.
+  if (changes.length > LISTED) changes.splice(LISTED, Infinity, { action: "omitted", path: "", rule: "MSG-2" });
   return { clean: out, changes };
 }
 
@@ -212,7 +221,7 @@ function checkRequest(message, out) {
   for (const name of FIELDS) {
     if (own(meta, name) !== undefined) {
       out.push(diagnostic("bare-key", "warning", "AI-9", join("/params/_meta", name),
-        `a bare \`_meta.${name}\` is not SEP-2817's convention; put \`${name}\` inside \`_meta["${KEY}"]\``));
+        `a bare \`_meta.${name}\` is not SEP-2817's convention; put \`${name}\` inside the envelope`));
     }
   }
   const ui = own(meta, UI);
@@ -254,12 +263,20 @@ export function validate(message) {
     const found = isObject(message) ? "an object with neither" : typeName(message);
     out.push(diagnostic("not-a-message", "error", "MSG-1", "", `expected a JSON-RPC message: an object with a string \`method\`, or with \`result\` or \`error\`; found ${found}`));
   }
-  return { valid: out.every((d) => d.severity !== "error"), diagnostics: out };
+  const valid = out.every((d) => d.severity !== "error");
+  if (out.length > LISTED) {
+    const left = out.splice(LISTED);
+    const severity = left.some((d) => d.severity === "error") ? "error" : "warning";
+    out.push(diagnostic("too-many-diagnostics", severity, "MSG-2", "", `${left.length} more diagnostics were found; a report lists the first ${LISTED}`));
+  }
+  return { valid, diagnostics: out };
 }
 
 /** sanitize(message): the package's `{message, changes}`, under the default policy. */
 export function sanitize(message) {
-  if (!isObject(message)) throw Object.assign(new TypeError("expected a JSON-RPC message object"), { code: "not-a-message" });
+  if (!isObject(message) || (typeof message.method !== "string" && message.result === undefined && message.error === undefined)) {
+    throw Object.assign(new TypeError("expected a JSON-RPC message object"), { code: "not-a-message" });
+  }
   const params = typeof message.method === "string" ? own(message, "params") : undefined;
   const meta = isObject(params) ? own(params, "_meta") : undefined;
   const envelope = isObject(meta) ? own(meta, KEY) : undefined;
