@@ -1,18 +1,14 @@
 // Every vector of conformance/ through the built package, under import and
 // under require: the very outputs the Rust core gives natively.
 import assert from "node:assert/strict";
-import { readFileSync, readdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { test } from "node:test";
 
 import * as esm from "../pkg/index.mjs";
+import { vectors } from "./conformance.mjs";
 import { runVector } from "./vectors.mjs";
 
 const cjs = createRequire(import.meta.url)("../pkg/dist/index.cjs");
-const dir = new URL("../conformance/", import.meta.url);
-const vectors = readdirSync(dir)
-  .filter((name) => name.endsWith(".json"))
-  .flatMap((name) => JSON.parse(readFileSync(new URL(name, dir), "utf8")).map((vector) => ({ ...vector, file: name })));
 
 for (const [entry, api] of [["import", esm], ["require", cjs]]) {
   test(`all ${vectors.length} vectors give their expected output (${entry})`, () => {
