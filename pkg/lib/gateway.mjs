@@ -39,13 +39,15 @@ export function createFilter(options = {}) {
     if (!isRequest(message)) return { forward: message };
     try {
       const lifted = liftLegacy ? mp.liftLegacyArguments(message, { remove: true }) : message;
-      const report = mp.validate(lifted);
+      // The record carries validate's diagnostics: one pass of the rules serves both.
+      const record = auditRecord(lifted, { ...context, policy: { ...keys, ...policy } });
+      const { diagnostics } = record;
       // A bare userIntent is no envelope field (AI-9): a filter that removes intents cannot vouch for it.
-      if (redacting && report.diagnostics.some((d) => d.code === "bare-key" && d.path.endsWith("/userIntent"))) {
+      if (redacting && diagnostics.some((d) => d.code === "bare-key" && d.path.endsWith("/userIntent"))) {
         return refuse(message, "bare-user-intent");
       }
-      const { message: forward, changes } = repairAlways || !report.valid ? mp.sanitize(lifted) : { message: lifted, changes: [] };
-      const record = auditRecord(lifted, { ...context, policy: { ...keys, ...policy } });
+      const valid = !diagnostics.some((d) => d.severity === "error");
+      const { message: forward, changes } = repairAlways || !valid ? mp.sanitize(lifted) : { message: lifted, changes: [] };
       return { forward, filtered: { message: forward, record, changes } };
     } catch (thrown) {
       return refuse(message, typeof thrown?.code === "string" ? thrown.code : "internal-error");
