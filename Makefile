@@ -23,6 +23,7 @@ test: setup lint build setup-chromium
 bench: build
 	node bench/compare.mjs
 	node bench/envelope-cost.mjs
+	node bench/filter.mjs
 	$(CARGO) bench --bench native
 
 # serde-wasm-bindgen beside the package's own boundary, on the structs that
@@ -41,7 +42,7 @@ loadtest: build
 
 # Each fuzz target for FUZZ_SECONDS, from the conformance vectors as seeds
 # (fuzz/); `make test` gives each 20 seconds, so that none rots.
-FUZZ_TARGETS := validate sanitize audit_record json
+FUZZ_TARGETS := validate sanitize audit_record json filter
 FUZZ_SECONDS ?= 300
 fuzz: setup-fuzz
 	node fuzz/seed.mjs $(FUZZ_TARGETS)

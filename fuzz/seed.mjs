@@ -1,7 +1,7 @@
 // The fuzz targets' seed corpus: each conformance vector's input (and, for
 // echoTurnId, its request), as JSON text, in fuzz/corpus/<target>/.
 //
-//   node fuzz/seed.mjs validate sanitize audit_record json
+//   node fuzz/seed.mjs validate sanitize audit_record json filter
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 
 const conformance = new URL("../conformance/", import.meta.url);
@@ -9,7 +9,8 @@ const seeds = readdirSync(conformance)
   .filter((name) => name.endsWith(".json"))
   .flatMap((name) => JSON.parse(readFileSync(new URL(name, conformance), "utf8")))
   .flatMap((vector) => [["", vector.input], ["-request", vector.request]].filter(([, value]) => value !== undefined)
-    .map(([suffix, value]) => [`${vector.id}${suffix}`, JSON.stringify(value)]));
+    // A filter vector's input is a body's text already.
+    .map(([suffix, value]) => [`${vector.id}${suffix}`, vector.op === "filter" && suffix === "" ? value : JSON.stringify(value)]));
 for (const target of process.argv.slice(2)) {
   const dir = new URL(`corpus/${target}/`, import.meta.url);
   mkdirSync(dir, { recursive: true });

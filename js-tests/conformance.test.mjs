@@ -4,13 +4,15 @@ import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { test } from "node:test";
 
+import * as gateway from "../pkg/gateway.mjs";
 import * as esm from "../pkg/index.mjs";
 import { vectors } from "./conformance.mjs";
 import { runVector } from "./vectors.mjs";
 
-const cjs = createRequire(import.meta.url)("../pkg/dist/index.cjs");
+const require = createRequire(import.meta.url);
+const cjs = { ...require("../pkg/dist/index.cjs"), ...require("../pkg/dist/gateway.cjs") };
 
-for (const [entry, api] of [["import", esm], ["require", cjs]]) {
+for (const [entry, api] of [["import", { ...esm, ...gateway }], ["require", cjs]]) {
   test(`all ${vectors.length} vectors give their expected output (${entry})`, () => {
     const failures = vectors.flatMap((vector) => {
       const got = runVector(api, structuredClone(vector));

@@ -70,7 +70,7 @@ async function linesAfter(file, seen, until = () => true) {
 const timed = (lines) => lines.some((line) => "outcome" in line);
 
 const call = (id, envelope, extra = {}) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "q", ...extra, _meta: { [KEY]: envelope } } });
-/** An unknown envelope field nested 200 objects deep: a policy that keeps unknown fields cannot read it. */
+/** An unknown envelope field nested 200 objects deep: deeper than the filter reads (WIRE-4). */
 const tooDeep = (id) => JSON.parse(JSON.stringify(call(id, { userIntent: { text: SECRET }, x: 0 })).replace('"x":0', `"x":${'{"x":'.repeat(200)}0${"}".repeat(200)}`));
 
 describe("the gateway, redacting intents and keeping unknown fields", () => {
@@ -103,25 +103,28 @@ describe("the gateway, redacting intents and keeping unknown fields", () => {
     const before = upstream.bodies.length;
     const { status, body } = await post(`{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"_meta": {"${KEY}": {"userIntent": {"text": "${SECRET}"`);
     assert.equal(status, 400);
-    assert.deepEqual(JSON.parse(body), { jsonrpc: "2.0", id: null, error: { code: -32700, message: "the body is not JSON" } });
+    assert.deepEqual(JSON.parse(body), { jsonrpc: "2.0", id: null, error: { code: -32700, message: "the body is not JSON", data: { code: "parse-error" } } });
     assert.equal(upstream.bodies.length, before);
-    assert.equal((await logged()).findLast((line) => "refused" in line).refused, "parse-error");
+    assert.equal((await logged()).at(-1).outcome, "refused");
   });
 
   test("a request the library refuses: a JSON-RPC error with its code, nothing of it upstream", async () => {
     const before = upstream.bodies.length;
     const { body } = await post(JSON.stringify(tooDeep(7)));
-    assert.deepEqual(JSON.parse(body), { jsonrpc: "2.0", id: 7, error: { code: -32602, message: "the request's metadata cannot be processed", data: { code: "unreadable" } } });
+    assert.deepEqual(JSON.parse(body), { jsonrpc: "2.0", id: 7, error: { code: -32600, message: "the message nests deeper than the gateway reads", data: { code: "too-deep" } } });
     assert.equal(upstream.bodies.length, before);
-    const refused = (await logged()).findLast((line) => "refused" in line);
-    assert.deepEqual(refused, { session: null, refused: "unreadable", id: 7 });
+    const refused = (await logged()).findLast((line) => "refused" in line && "kind" in line);
+    assert.deepEqual(refused, {
+      session: null, kind: "request", id: 7, refused: "too-deep", valid: false, changes: [],
+      diagnostics: [{ code: "too-deep", severity: "error", rule: "WIRE-4", path: "", message: "the message nests deeper than the gateway reads" }],
+    });
   });
 
   test("a batch with one such request: the others go on, the one is refused", async () => {
     const batch = [call(1, { turnId: "t-1", userIntent: { text: SECRET } }), tooDeep(2), call(3, { model: { name: "m" } })];
     const { body } = await post(JSON.stringify(batch));
     const answers = JSON.parse(body);
-    assert.deepEqual(answers.map((a) => [a.id, "result" in a ? "result" : a.error.data.code]), [[1, "result"], [3, "result"], [2, "unreadable"]]);
+    assert.deepEqual(answers.map((a) => [a.id, "result" in a ? "result" : a.error.data.code]), [[1, "result"], [3, "result"], [2, "too-deep"]]);
     const reached = JSON.parse(upstream.bodies.at(-1));
     assert.deepEqual(reached.map((m) => m.id), [1, 3]);
     assert.deepEqual(reached[0].params._meta[KEY].userIntent, { redacted: true });
@@ -174,8 +177,8 @@ describe("the gateway, forwarding by default", () => {
     const seen = linesOf(logFile).length;
     await (await fetch(gateway.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(call(3, envelope)) })).text();
     const entry = (await linesAfter(logFile, seen)).findLast((line) => line.message);
-    assert.equal(entry.diagnostics.length, 65);
-    assert.ok(JSON.stringify(entry.diagnostics).length < 20_000);
+    assert.equal(entry.record.diagnostics.length, 65);
+    assert.ok(JSON.stringify(entry.record.diagnostics).length < 20_000);
   });
 
   test("an upstream that is gone: each request gets a JSON-RPC error, and the gateway lives on", async () => {
@@ -205,7 +208,7 @@ describe("the gateway, bounded in every wait", () => {
     await new Promise((resolve) => upstream.listen(0, "127.0.0.1", resolve));
     writeFileSync(logFile, "");
     const url = `http://127.0.0.1:${upstream.address().port}/mcp`;
-    gateway = await start(gatewayScript, ["--upstream", url, "--log", logFile, "--max-body-bytes", "65536", "--upstream-timeout-ms", "300"]);
+    gateway = await start(gatewayScript, ["--upstream", url, "--log", logFile, "--max-body-bytes", "65536", "--upstream-timeout-ms", "300", "--stream-idle-ms", "300"]);
   });
   after(async () => {
     await stop(gateway.child);
@@ -252,7 +255,7 @@ describe("the gateway, bounded in every wait", () => {
     await serving();
   });
 
-  test("a batch whose answer never ends: logged as forwarded, ended after the idle timeout", async () => {
+  test("a batch whose answer never ends: logged as forwarded, ended after --stream-idle-ms", async () => {
     const seen = linesOf(logFile).length;
     mode = "stream-forever";
     const batch = [call(777, { turnId: "t-777" }), { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 777 } }];

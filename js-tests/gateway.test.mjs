@@ -1,6 +1,8 @@
-// mcp-provenance/gateway: createFilter, message by message, as a gateway
-// calls it on each HTTP body. What goes on, what the filter answers itself,
-// and what it records; the same through require, sharing one module.
+// mcp-provenance/gateway: the wire filter as a gateway calls it, one body at
+// a time, each item of issue 17's "Why" as the attack or mistake it was:
+// what goes on is exactly what came but for what a rule changed; the
+// decisions are the core's, whatever the diagnostics list holds; every key
+// and every message is accounted for; and nothing hostile makes it throw.
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { test } from "node:test";
@@ -8,74 +10,127 @@ import { test } from "node:test";
 import { createFilter } from "../pkg/gateway.mjs";
 import { AI_INVOCATION_KEY as KEY, UI_KEY } from "../pkg/index.mjs";
 
-const call = (id, envelope, args = {}) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "q", arguments: args, _meta: { [KEY]: envelope } } });
-/** An unknown field nested 200 objects deep: no policy that keeps unknown fields can read it. */
-const tooDeep = (id) => JSON.parse(JSON.stringify(call(id, { x: 0 })).replace('"x":0', `"x":${'{"x":'.repeat(200)}0${"}".repeat(200)}`));
+const accounts = (out) => out.lines.map((line) => JSON.parse(line));
+const envelope = (fields) => `"_meta": {"${KEY}": ${JSON.stringify(fields)}}`;
 
-test("a valid envelope goes on byte for byte the same JSON, with its audit record (AI-12)", () => {
-  const message = call(1, { turnId: "t-1", userIntent: { text: "line\nbreak" } });
-  const out = createFilter()(JSON.stringify(message), { sessionId: "s-1" });
-  assert.equal(out.forward, JSON.stringify(message));
-  assert.deepEqual(out.refused, []);
-  assert.deepEqual(out.replies, []);
-  const [{ message: forwarded, record, changes }] = out.records;
-  assert.deepEqual(forwarded, message);
-  assert.deepEqual(changes, []);
-  assert.equal(record.clientAsserted.userIntent, "line break");
-  assert.equal(record.witnessed.sessionId, "s-1");
-  assert.deepEqual(record.diagnostics.map((d) => d.code), ["control-character"]);
+test("a valid body goes on byte for byte: big integers, 1e400, 1.10, escapes, spacing, member order", () => {
+  const body = `{"jsonrpc": "2.0",  "id": 1234567890123456789, "method": "tools/call",
+    "params": {"arguments": {"message_id": 1234567890123456789, "n": 1e400, "price": 1.10, "s": "caf\\u00e9\\ud800", "z": 1, "a": 2},
+    ${envelope({ turnId: "t-1", userIntent: { text: "line\nbreak" } })}}}`;
+  const filter = createFilter();
+  const out = filter(body, { sessionId: "s-1" });
+  assert.equal(out.forward, body, "the very string");
+  const bytes = new TextEncoder().encode(body);
+  assert.equal(filter(bytes).forward, bytes, "the very bytes");
+  const [account] = accounts(out);
+  assert.equal(account.kind, "request");
+  assert.equal(account.record.clientAsserted.userIntent, "line break");
+  assert.equal(account.record.witnessed.sessionId, "s-1");
+  assert.deepEqual(account.changes, []);
+  assert.ok(out.lines[0].includes('"message_id": 1234567890123456789'), "the log line holds the message as forwarded");
 });
 
-test("an invalid envelope goes on as sanitize repairs it", () => {
-  const out = createFilter()(JSON.stringify(call(2, { turnId: 7, userIntent: { text: "hi" } })));
-  assert.deepEqual(JSON.parse(out.forward).params._meta[KEY], { userIntent: { text: "hi" } });
-  assert.deepEqual(out.records[0].changes.map((c) => [c.path, c.action]), [[`/params/_meta/${KEY.replace("/", "~1")}/turnId`, "dropped"]]);
+test("a repair rewrites the envelope alone: every byte before and after it stays", () => {
+  const head = `{"id": 1e2, "method": "tools/call", "params": {"arguments": {"big": 12345678901234567890}, "_meta": {"${KEY}": `;
+  const tail = `, "x": [1.10]}}}`;
+  const out = createFilter()(`${head}{ "turnId": 7, "model": {"name": "m"} }${tail}`);
+  assert.equal(out.forward, `${head}{"model": {"name": "m"}}${tail}`);
+  assert.deepEqual(accounts(out)[0].changes.map((c) => [c.action, c.rule]), [["dropped", "AI-7"]]);
 });
 
-test("with a policy every envelope is sanitized under it; legacy arguments are lifted when asked", () => {
-  const filter = createFilter({ policy: { userIntent: "redact" }, liftLegacy: true });
-  const out = filter(JSON.stringify(call(3, { turnId: "t" }, { query: "SELECT 1", user_query: "secret question" })));
-  const forwarded = JSON.parse(out.forward);
-  assert.deepEqual(forwarded.params.arguments, { query: "SELECT 1" });
-  assert.deepEqual(forwarded.params._meta[KEY], { turnId: "t", userIntent: { redacted: true } });
-  assert.ok(!out.forward.includes("secret question"));
+test("bytes in, bytes out; bytes that are not UTF-8, or text with a lone surrogate, are refused whole", () => {
+  const filter = createFilter({ policy: { userIntent: "redact" } });
+  const out = filter(new TextEncoder().encode(`{"id":1,"method":"m","params":{${envelope({ userIntent: { text: "secret" } })}}}`));
+  assert.ok(out.forward instanceof Uint8Array);
+  assert.equal(new TextDecoder().decode(out.forward), `{"id":1,"method":"m","params":{"_meta": {"${KEY}": {"userIntent":{"redacted":true}}}}}`);
+  for (const body of [new Uint8Array([0x7b, 0xff, 0x7d]), '{"id":1,"method":"\ud800"}']) {
+    const refused = filter(body);
+    assert.equal(refused.status, 400);
+    assert.equal(JSON.parse(refused.reject).error.data.code, "parse-error");
+  }
+  assert.throws(() => filter({ id: 1 }), (error) => error instanceof TypeError && error.code === "invalid-type");
 });
 
-test("a batch: each refused request answered, the rest forwarded, notifications dropped", () => {
-  const { id, ...notification } = tooDeep(0);
-  const batch = [call(1, { turnId: "t" }), tooDeep(2), notification, { jsonrpc: "2.0", id: 9, result: {} }];
-  const out = createFilter({ policy: { unknownFields: "keep" } })(JSON.stringify(batch));
-  assert.deepEqual(JSON.parse(out.forward).map((m) => m.id), [1, 9]);
-  assert.deepEqual(out.refused, [{ id: 2, code: "unreadable" }, { id: null, code: "unreadable" }]);
-  assert.deepEqual(out.replies, [{ jsonrpc: "2.0", id: 2, error: { code: -32602, message: "the request's metadata cannot be processed", data: { code: "unreadable" } } }]);
-  assert.equal(out.records.length, 1);
-});
-
-test("nothing goes on: a parse error, a refused request, a refused notification", () => {
-  const filter = createFilter({ policy: { unknownFields: "keep" } });
-  assert.deepEqual(filter('{"jsonrpc": "2.0", "id": 1, "method": "tools/c'), {
-    reject: JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "the body is not JSON" } }), status: 400, records: [], refused: [{ id: null, code: "parse-error" }],
-  });
-  const refused = filter(JSON.stringify(tooDeep(7)));
-  assert.equal(refused.status, 200);
-  assert.deepEqual(JSON.parse(refused.reject).error.data, { code: "unreadable" });
-  const { id, ...notification } = tooDeep(0);
-  assert.deepEqual(filter(JSON.stringify(notification)), { reject: "", status: 202, records: [], refused: [{ id: null, code: "unreadable" }] });
-});
-
-test("redacting, a bare _meta.userIntent is refused: the filter cannot vouch for it", () => {
-  const bare = { jsonrpc: "2.0", id: 4, method: "tools/call", params: { _meta: { userIntent: { text: "secret" } } } };
-  const out = createFilter({ policy: { userIntent: "redact" } })(JSON.stringify(bare));
+test("redacting, a bare _meta.userIntent is refused however many diagnostics come first", () => {
+  const unknown = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`u${i}`, i]));
+  const body = JSON.stringify({ jsonrpc: "2.0", id: 4, method: "tools/call", params: { _meta: { [KEY]: unknown, userIntent: { text: "secret" } } } });
+  const out = createFilter({ policy: { userIntent: "redact" } })(body);
+  assert.equal(out.status, 200);
   assert.deepEqual(JSON.parse(out.reject).error.data, { code: "bare-user-intent" });
-  assert.equal(createFilter()(JSON.stringify(bare)).forward, JSON.stringify(bare));
+  assert.ok(!out.reject.includes("secret") && !out.lines.join("").includes("secret"));
+  assert.equal(createFilter()(body).forward, body, "not redacting, it goes on");
 });
 
-test("a vendor key is configured once; a misspelt option is a RangeError now, not a silent default", () => {
+test("a vendor key and the standard key are both redacted and recorded", () => {
   const vendor = "com.example/aiInvocation";
-  const out = createFilter({ invocationKey: vendor, policy: { userIntent: "redact" } })(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { _meta: { [vendor]: { userIntent: { text: "x" } } } } }));
-  assert.deepEqual(JSON.parse(out.forward).params._meta[vendor].userIntent, { redacted: true });
-  assert.throws(() => createFilter({ polcy: {} }), (error) => error instanceof RangeError && error.code === "unknown-option");
-  assert.throws(() => createFilter({ policy: { userIntent: "hide" } }), (error) => error instanceof RangeError && error.code === "invalid-option");
+  const body = JSON.stringify({ id: 1, method: "tools/call", params: { _meta: { [KEY]: { userIntent: { text: "one" } }, [vendor]: { turnId: "t", userIntent: { text: "two" } } } } });
+  for (const invocationKeys of [[vendor], [vendor, KEY]]) {
+    const out = createFilter({ invocationKeys, policy: { userIntent: "redact" } })(body);
+    assert.ok(!out.forward.includes("one") && !out.forward.includes("two"), out.forward);
+    assert.deepEqual(accounts(out)[0].changes.map((c) => c.path), [
+      `/params/_meta/${KEY.replace("/", "~1")}/userIntent/text`,
+      "/params/_meta/com.example~1aiInvocation/userIntent/text",
+    ]);
+  }
+});
+
+test("a misplaced or misspelt option is a RangeError with a code, never a policy silently not in force", () => {
+  const refused = (options, code) => assert.throws(() => createFilter(options), (error) => error instanceof RangeError && error.code === code);
+  refused({ userIntent: "redact" }, "unknown-option");
+  refused({ policy: { invocationKey: "com.example/ai" } }, "unknown-option");
+  refused({ polcy: {} }, "unknown-option");
+  refused({ policy: { userIntent: "hide" } }, "invalid-option");
+  refused({ invocationKeys: ["io.mcp/x"] }, "reserved-key");
+  refused({ invocationKeys: ["com.example/x"], uiKeys: ["com.example/x"] }, "conflicting-keys");
+  refused({ maxBatch: 0 }, "invalid-limit");
+  assert.throws(() => createFilter({ userIntent: "redact" }), { message: "filter options have no option `userIntent`: policy options go in `policy`" });
+});
+
+test("responses and malformed messages are accounted for: a response's envelope keeps turnId alone when redacting", () => {
+  const body = JSON.stringify([
+    { jsonrpc: "2.0", id: "srv-1", result: { action: "accept", _meta: { [KEY]: { turnId: "t", userIntent: { text: "secret" } } } } },
+    { jsonrpc: "2.0", id: 2, method: 5 },
+    { jsonrpc: "2.0", id: 3, method: "ping" },
+  ]);
+  const out = createFilter({ policy: { userIntent: "redact" } })(body);
+  const [response, malformed, request] = accounts(out);
+  assert.equal(response.kind, "response");
+  assert.deepEqual(response.message.result._meta[KEY], { turnId: "t" });
+  assert.deepEqual(malformed, { index: 1, kind: "malformed", id: 2, refused: "invalid-request", valid: false, diagnostics: [{ code: "invalid-type", severity: "error", rule: "MSG-1", path: "/method", message: "`method` must be a string" }], changes: [] });
+  assert.equal(request.record.method, "ping");
+  assert.deepEqual(JSON.parse(out.forward).map((m) => m.id), ["srv-1", 3]);
+  assert.deepEqual(out.replies.map((reply) => JSON.parse(reply)), [{ jsonrpc: "2.0", id: 2, error: { code: -32600, message: "not a JSON-RPC request, notification or response", data: { code: "invalid-request" } } }]);
+});
+
+test("a 20 KB message nested 10,000 deep is refused with too-deep; the good messages of its batch go on", () => {
+  const deep = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":${"[".repeat(10_000)}${"]".repeat(10_000)}}}`;
+  const good = '{"jsonrpc":"2.0","id":2,"method":"ping"}';
+  const out = createFilter()(`[${deep},${good}]`);
+  assert.equal(out.forward, `[${good}]`);
+  assert.deepEqual(accounts(out).map((a) => a.refused), ["too-deep", undefined]);
+  assert.deepEqual(JSON.parse(out.replies[0]).error.data, { code: "too-deep" });
+  const alone = createFilter()(deep);
+  assert.equal(alone.status, 200);
+  assert.equal(JSON.parse(alone.reject).id, 1);
+});
+
+test("a 1 MB batch of 70,000 requests is refused whole with batch-too-large, and writes no line per message", () => {
+  const body = `[${Array.from({ length: 70_000 }, (_, i) => `{"id":${i},"method":"m"}`).join(",")}]`;
+  assert.ok(body.length > 1_000_000);
+  const out = createFilter()(body);
+  assert.equal(out.status, 413);
+  assert.deepEqual(JSON.parse(out.reject).error.data, { code: "batch-too-large" });
+  assert.deepEqual(out.lines, []);
+  const bounded = `[${Array.from({ length: 1000 }, (_, i) => `{"id":${i},"method":"m"}`).join(",")}]`;
+  assert.equal(createFilter()(bounded).forward, bounded, "1,000 (the default bound) go on");
+});
+
+test("duplicated members where a rule reads refuse the message: the filter and the server cannot disagree", () => {
+  const filter = createFilter({ policy: { userIntent: "redact" } });
+  const body = `{"id":1,"method":"tools/call","params":{"_meta":{"${KEY}":{"userIntent":{"text":"a","text":"secret"}}}}}`;
+  const out = filter(body);
+  assert.deepEqual(JSON.parse(out.reject).error.data, { code: "duplicate-member" });
+  assert.equal(JSON.parse(out.reject).id, 1);
 });
 
 test("require gives the same filter, on the same module instance as the main entry", () => {

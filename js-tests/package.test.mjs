@@ -63,9 +63,9 @@ test("the subpaths import and require, on one module instance with the main entr
   assert.equal(exec("node", ["gateway.cjs"], project).trim(), '{"jsonrpc":"2.0","id":1,"method":"ping"}');
   const out = exec("node", ["--input-type=module", "-e", `
     import { createFilter } from "mcp-provenance/gateway";
-    console.log(Object.keys(await import("mcp-provenance/gateway")).join(), createFilter()("[]").forward);
+    console.log(Object.keys(await import("mcp-provenance/gateway")).join(), createFilter()("[1]").status);
   `], project);
-  assert.equal(out.trim(), "createFilter []");
+  assert.equal(out.trim(), "createFilter 200");
   writeFileSync(join(project, "otel.cjs"), `
     const { auditRecord } = require("mcp-provenance");
     console.log(require("mcp-provenance/otel").otelAttributes(auditRecord({ method: "ping" }))["mcp.method.name"]);

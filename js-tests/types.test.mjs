@@ -29,8 +29,8 @@ test("RuleId is every rule of the core", () => {
   assert.deepEqual(literals(/export type RuleId =([^;]*);/), sorted(table.rules));
 });
 
-test("DiagnosticCode and ErrorCode together are every code of the core", () => {
-  const declared = [...literals(/export type DiagnosticCode =([^;]*);/), ...literals(/export type ErrorCode =([^;]*);/)];
+test("DiagnosticCode, ErrorCode and WireCode together are every code of the core", () => {
+  const declared = ["DiagnosticCode", "ErrorCode", "WireCode"].flatMap((name) => literals(new RegExp(`export type ${name} =([^;]*);`)));
   assert.deepEqual(sorted(declared), sorted(table.codes));
 });
 

@@ -1,7 +1,19 @@
 // The conformance vectors, run through any build of the package: the same
 // function serves Node (ESM and CJS) and, later, the browser.
 
-/** Calls the API as the vector says and returns the output in the vectors' shape. */
+/**
+ * A filter's outcome in the vectors' shape: each message's account is its
+ * line less the message itself (which `forward` holds exactly).
+ */
+function filtered(out) {
+  const messages = out.lines.map((line) => {
+    const { message, ...account } = JSON.parse(line);
+    return account;
+  });
+  return "reject" in out ? { reject: out.reject, status: out.status, messages } : { forward: out.forward, replies: out.replies, messages };
+}
+
+/** Calls the API (the main entry and mcp-provenance/gateway) as the vector says and returns the output in the vectors' shape. */
 export function runVector(api, vector) {
   const { op, input, options } = vector;
   try {
@@ -16,6 +28,7 @@ export function runVector(api, vector) {
       case "liftLegacyArguments": return api.liftLegacyArguments(input, options);
       case "isValidMetaKey": return api.isValidMetaKey(input);
       case "isReservedMetaKey": return api.isReservedMetaKey(input);
+      case "filter": return filtered(api.createFilter(options)(input, vector.context));
       default: throw new Error(`unknown op ${op} in vector ${vector.id}`);
     }
   } catch (error) {

@@ -1,74 +1,102 @@
 /**
- * mcp-provenance/gateway: what a gateway does to each HTTP request body on
- * its way to an MCP server, framework-free (Node `http`, Express, Hono, a
- * worker). It fails closed, message by message: anything it cannot process
- * is answered by the filter and never passed on as it came.
+ * mcp-provenance/gateway: the wire filter. What a gateway does to each HTTP
+ * request body on its way to an MCP server, framework-free (Node `http`,
+ * Express, Hono, a worker): the body's bytes (or text) go in, and what comes
+ * out is what to do. What no rule changed goes on byte for byte (ids, numbers
+ * such as `12345678901234567890` and `1e400`, whitespace, member order); a
+ * body or message that cannot be processed is refused, never passed on as it
+ * came. Every decision is the Rust core's, in one call.
  */
-import type { AuditContext, AuditRecord, Change, ErrorCode, KeyOptions, Policy } from "./index.js";
+import type { AuditRecord, Change, Diagnostic, ErrorCode, KeyOptions, Policy, WireCode } from "./index.js";
 
-/** How a filter treats each request. */
-export interface FilterOptions extends KeyOptions {
+export type { WireCode };
+
+/** How a filter treats each body; checked when the filter is made. */
+export interface FilterOptions {
   /**
-   * Sanitize every request's envelope under this policy before it goes on (redact intents, keep
+   * Sanitize every envelope under this policy before it goes on (redact or drop intents, keep
    * unknown fields, tighter limits). Without one, a valid envelope goes on untouched (AI-12) and an
-   * invalid one as `sanitize` repairs it.
+   * invalid one as `sanitize` repairs it. Its keys are not here: see `invocationKeys` and `uiKeys`.
    */
   policy?: Omit<Policy, keyof KeyOptions>;
-  /** Lift legacy `user_query` / `invocation_reason` arguments into the envelope, removing them (AI-17). */
+  /** Lift legacy `user_query` / `invocation_reason` arguments into the standard envelope, removing them (AI-17). */
   liftLegacy?: boolean;
+  /** Vendor envelope keys read besides `io.modelcontextprotocol/aiInvocation` (KEY-3), e.g. `["com.example/aiInvocation"]`. */
+  invocationKeys?: string[];
+  /** Vendor `ui` entry keys read besides `io.modelcontextprotocol/ui` (KEY-3). */
+  uiKeys?: string[];
+  /** The most messages a batch may hold (WIRE-4): 1 to 100,000, default 1,000. */
+  maxBatch?: number;
+  /** The deepest a message may nest (WIRE-4): 8 to 4,096, default 128. */
+  maxDepth?: number;
 }
 
-/** Why the filter answered a message itself. */
-export type RefusalCode = ErrorCode | "parse-error" | "bare-user-intent";
+/** What the gateway knows of a body: recorded as witnessed. */
+export interface FilterContext {
+  receivedAt?: string;
+  principal?: string;
+  sessionId?: string;
+}
 
-/** A request the filter passed on: as it went, its audit record, and what sanitize changed. */
-export interface FilteredRequest {
-  readonly message: { method: string; [member: string]: unknown };
-  readonly record: AuditRecord;
+/** Why the filter refused a body or a message. */
+export type RefusalCode = WireCode | "invalid-request" | ErrorCode;
+
+/** A body, as text or as the bytes that came. */
+export type Body = string | Uint8Array;
+
+/** One message of a body, as the filter saw it: `JSON.parse` of one of an outcome's `lines`. */
+export interface MessageAccount {
+  /** The message as it goes on (absent when refused). Parsed from the exact text: `JSON.parse` may round big numbers. */
+  readonly message?: unknown;
+  /** Its place in a batch. */
+  readonly index?: number;
+  readonly kind: "request" | "notification" | "response" | "malformed";
+  readonly id?: string | number;
+  /** Why the filter refused it; a refused message never goes on. */
+  readonly refused?: RefusalCode;
+  /** A request's or notification's audit record (not of a refused one). */
+  readonly record?: AuditRecord;
+  /** What `validate` found in a response or a malformed message. */
+  readonly diagnostics?: Diagnostic[];
+  /** What the filter changed in it. */
   readonly changes: Change[];
 }
 
-/** A message the filter answered itself; notifications (id `null`) get no answer. */
-export interface Refusal {
-  readonly id: string | number | null;
-  readonly code: RefusalCode;
-}
-
-/** A JSON-RPC error the filter answers with. */
-export interface FilterReply {
-  readonly jsonrpc: "2.0";
-  readonly id: string | number | null;
-  readonly error: { readonly code: number; readonly message: string; readonly data?: { readonly code: RefusalCode } };
+/** What every outcome carries. */
+interface Accounted {
+  /** The filter's JSON-RPC answers to the requests of a batch it refused, one JSON text each. */
+  readonly replies: string[];
+  /** One JSON line per message, ready for a log (see {@link MessageAccount}). */
+  readonly lines: string[];
 }
 
 /** Something goes on: send `forward` upstream, and add `replies` to the upstream's answer. */
-export interface Forward {
-  /** The body to send upstream (a batch when the input was one). */
-  readonly forward: string;
-  readonly records: FilteredRequest[];
-  readonly refused: Refusal[];
-  /** The filter's answers to requests of the batch it refused. */
-  readonly replies: FilterReply[];
+export interface Forward<B extends Body = Body> extends Accounted {
+  /** The body to send upstream: of the type given, and the very value given when nothing changed. */
+  readonly forward: B;
 }
 
-/** Nothing goes on: answer the client with `reject` (empty for 202) and `status`. */
-export interface Reject {
-  /** A JSON-RPC error body, or `""` when only notifications came and were refused (status 202). */
+/** Nothing goes on: answer the client with `status` and `reject` (empty for 202). */
+export interface Reject extends Accounted {
+  /** A JSON-RPC error body (a batch of them for a batch), or `""` when only refused notifications came. */
   readonly reject: string;
-  readonly status: 400 | 200 | 202;
-  readonly records: FilteredRequest[];
-  readonly refused: Refusal[];
+  /** 400: not JSON, or an empty batch; 413: a batch too large; 200: the filter's answers; 202: nothing to answer. */
+  readonly status: 400 | 413 | 200 | 202;
 }
-
-/** Filters one HTTP request body (text); `context` is what the gateway knows (session, principal). */
-export type Filter = (body: string, context?: Omit<AuditContext, "policy">) => Forward | Reject;
 
 /**
- * A filter for the request bodies a gateway passes on, with the keys and the policy bound once;
- * options are checked now (a `RangeError` with a code for a bad one).
+ * Filters one HTTP request body; never throws on what the body holds (a `TypeError` with code
+ * `invalid-type` when `body` is neither a string nor a `Uint8Array`).
+ */
+export type Filter = <B extends Body>(body: B, context?: FilterContext) => Forward<B> | Reject;
+
+/**
+ * A filter for the request bodies a gateway passes on, its options bound and checked once (a
+ * `RangeError` with a code for a bad one, `unknown-option` for a policy option outside `policy`).
  * @example
  * const filter = createFilter({ policy: { userIntent: "redact" }, liftLegacy: true });
  * const out = filter(body, { sessionId });
+ * for (const line of out.lines) log.write(line + "\n");
  * if ("reject" in out) reply(out.status, out.reject);
  * else forward(out.forward); // then add out.replies to the upstream's answer
  */

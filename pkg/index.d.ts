@@ -25,20 +25,27 @@ export type RuleId =
   | "AI-1" | "AI-2" | "AI-3" | "AI-4" | "AI-5" | "AI-6" | "AI-7" | "AI-8" | "AI-9"
   | "AI-10" | "AI-11" | "AI-12" | "AI-13" | "AI-14" | "AI-15" | "AI-16" | "AI-17"
   | "UI-1" | "UI-2" | "UI-3" | "UI-4" | "UI-5" | "UI-6" | "UI-7" | "UI-8"
-  | "TXT-1";
+  | "TXT-1"
+  | "WIRE-1" | "WIRE-2" | "WIRE-3" | "WIRE-4" | "WIRE-5" | "WIRE-6";
 
 /** The stable code of a diagnostic. */
 export type DiagnosticCode =
   | "not-a-message" | "unreadable" | "invalid-type" | "missing-field" | "unknown-field" | "bare-key"
   | "control-character" | "over-limit" | "echo-leak" | "turn-id-mismatch" | "unknown-initiator"
   | "invalid-key" | "reserved-key" | "conflicting-keys" | "invalid-option" | "unknown-option"
-  | "too-many-diagnostics" | "lone-surrogate" | "invisible-character";
+  | "too-many-diagnostics" | "lone-surrogate" | "invisible-character" | "invalid-request";
 
 /** The stable code of a thrown error. */
 export type ErrorCode =
   | "not-a-message" | "not-a-request" | "not-a-response" | "unreadable" | "invalid-type" | "invalid-invocation"
   | "invalid-key" | "reserved-key" | "conflicting-keys" | "invalid-limit" | "invalid-option" | "unknown-option"
   | "invalid-initiator" | "resource-exhausted" | "internal-error";
+
+/**
+ * Why the wire filter (`mcp-provenance/gateway`) refused a body or a message
+ * (WIRE-2..WIRE-6), beside the thrown errors' codes it may also give.
+ */
+export type WireCode = "parse-error" | "duplicate-member" | "too-deep" | "batch-too-large" | "bare-user-intent";
 
 /** What every thrown error carries besides its message (which never quotes a value sent). */
 export interface ProvenanceError extends Error {
@@ -74,7 +81,7 @@ export interface Report {
 
 /** One thing {@link sanitize} changed. */
 export interface Change {
-  readonly action: "neutralized" | "truncated" | "redacted" | "dropped" | "omitted";
+  readonly action: "neutralized" | "truncated" | "redacted" | "dropped" | "omitted" | "lifted";
   /** RFC 6901 JSON Pointer from the message root. */
   readonly path: string;
   readonly rule: RuleId;

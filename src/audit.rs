@@ -252,10 +252,20 @@ pub fn audit_record(request: &Value, context: &AuditContext) -> Result<AuditReco
 
 /// `audit_record` on a view; the policy is checked by the caller.
 pub(crate) fn record(request: &Message, context: &AuditContext) -> Result<AuditRecord, Error> {
+    let keys = context.policy.as_ref().map(|policy| &policy.keys);
+    let diagnostics = crate::validate::check(request, None, keys.unwrap_or(&Default::default()));
+    record_with(request, context, diagnostics.diagnostics)
+}
+
+/// The record of a request whose diagnostics were found already.
+pub(crate) fn record_with(
+    request: &Message,
+    context: &AuditContext,
+    diagnostics: Vec<Diagnostic>,
+) -> Result<AuditRecord, Error> {
     let default_policy = Policy::default();
     let policy = context.policy.as_ref().unwrap_or(&default_policy);
     message::request(request)?;
-    let diagnostics = crate::validate::check(request, None, &policy.keys).diagnostics;
     let client_asserted = match request.envelope.value {
         Slot::Absent => ClientAsserted::default(),
         _ => client_asserted(&request.envelope, policy),
@@ -305,7 +315,7 @@ fn client_asserted(envelope: &Envelope, policy: &Policy) -> ClientAsserted {
 }
 
 /// A name-like string of the request, made safe to keep.
-fn name(text: &str) -> String {
+pub(crate) fn name(text: &str) -> String {
     text::clean(text, MAX_RECORDED_NAME_BYTES).text.into_owned()
 }
 

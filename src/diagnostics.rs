@@ -54,7 +54,7 @@ string_enum! {
     /// use mcp_provenance::Rule;
     ///
     /// assert_eq!(Rule::Ai13.as_str(), "AI-13");
-    /// assert_eq!(Rule::ALL.len(), 32);
+    /// assert_eq!(Rule::ALL.len(), 38);
     /// ```
     pub enum Rule {
         /// `validate` takes any value and reports what is not a JSON-RPC message.
@@ -121,6 +121,18 @@ string_enum! {
         Ui8 => "UI-8",
         /// Invisible characters that carry no meaning are reported and replaced.
         Txt1 => "TXT-1",
+        /// A filter forwards what came, byte for byte, but for what a rule changed.
+        Wire1 => "WIRE-1",
+        /// A body is strict JSON text; each message a request, notification or response.
+        Wire2 => "WIRE-2",
+        /// A member duplicated where a rule reads refuses its message.
+        Wire3 => "WIRE-3",
+        /// Depth and batch size are bounded.
+        Wire4 => "WIRE-4",
+        /// Every key and every message: the policy applies to each envelope found.
+        Wire5 => "WIRE-5",
+        /// Redacting, a bare `_meta.userIntent` refuses its request.
+        Wire6 => "WIRE-6",
     }
 }
 
@@ -194,6 +206,20 @@ string_enum! {
         InternalError => "internal-error",
         /// An initiator argument outside `app`, `model`, `user`, `host` (error).
         InvalidInitiator => "invalid-initiator",
+        /// A body that is not JSON text in UTF-8 (a refusal of the wire filter, WIRE-2).
+        ParseError => "parse-error",
+        /// A message that is not a request, notification or response, or an
+        /// empty batch (a refusal of the wire filter, WIRE-2).
+        InvalidRequest => "invalid-request",
+        /// A member duplicated where a rule reads (a refusal of the wire filter, WIRE-3).
+        DuplicateMember => "duplicate-member",
+        /// Nesting past the filter's depth bound (a refusal of the wire filter, WIRE-4).
+        TooDeep => "too-deep",
+        /// A batch of more messages than the filter takes (a refusal of the wire filter, WIRE-4).
+        BatchTooLarge => "batch-too-large",
+        /// A bare `_meta.userIntent` where the policy redacts intents (a
+        /// refusal of the wire filter, WIRE-6).
+        BareUserIntent => "bare-user-intent",
     }
 }
 
@@ -237,6 +263,8 @@ string_enum! {
         Dropped => "dropped",
         /// More changes were made than are listed: the list stops at 64 (MSG-2).
         Omitted => "omitted",
+        /// A legacy argument's text was moved into the envelope (AI-17; the wire filter).
+        Lifted => "lifted",
     }
 }
 

@@ -3,7 +3,7 @@
 #[cfg(feature = "value")]
 use serde_json::Value;
 
-use crate::diagnostics::{Code, Diagnostic, Rule};
+use crate::diagnostics::{Action, Change, Code, Diagnostic, Rule};
 use crate::edit::{Edit, Put, Target};
 use crate::error::Error;
 use crate::json::{Kind, Slot};
@@ -163,4 +163,47 @@ pub(crate) fn check(
             at.render(),
         )),
     }
+}
+
+/// What an intermediary that keeps users' words from servers does to the
+/// envelope a response carries (a sampling or elicitation answer a client
+/// sends back): it keeps `turnId` alone, when it is a string, and drops the
+/// rest (AI-11). The changes it makes, and their edits.
+pub(crate) fn trim(response: &Message, keys: &KeyOptions) -> (Vec<Change>, Vec<Edit>) {
+    let envelope = &response.echo;
+    let path = Path::place(Place::Echo, keys);
+    let mut dropped = Vec::new();
+    match envelope.value {
+        Slot::Absent => {}
+        Slot::Object(_) => {
+            let fields = ENVELOPE.iter().zip(&envelope.fields).enumerate();
+            for (index, (field, view)) in fields {
+                let kept = index == TURN_ID && view.value.text().is_some();
+                if view.value.is_present() && !kept {
+                    dropped.push((
+                        Target::field(Place::Echo, index),
+                        path.join(field.name).render(),
+                    ));
+                }
+            }
+            for (name, _) in envelope.unknown() {
+                dropped.push((
+                    Target::place(Place::Echo).named(name),
+                    path.join(name).render(),
+                ));
+            }
+        }
+        _ => dropped.push((Target::place(Place::Echo), path.render())),
+    }
+    dropped
+        .into_iter()
+        .map(|(target, path)| {
+            let change = Change {
+                action: Action::Dropped,
+                path,
+                rule: Rule::Ai11,
+            };
+            (change, Edit::new(target, Put::Remove))
+        })
+        .unzip()
 }

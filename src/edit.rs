@@ -3,7 +3,9 @@
 //! wasm build hands them to JS, which applies them to a copy made along the
 //! changed path, sharing everything else.
 
-use crate::schema::Place;
+use crate::keys::KeyOptions;
+use crate::path::key_name;
+use crate::schema::{self, ENVELOPE, Place};
 
 /// Where an edit writes: a place of the table and, below an envelope, one
 /// of its fields, one of that field's members, or a member by name.
@@ -52,6 +54,24 @@ impl Target {
             ..self
         }
     }
+
+    /// The member names from the root to this target, under the keys in force.
+    pub(crate) fn names<'a>(&'a self, keys: &'a KeyOptions) -> Vec<&'a str> {
+        let mut names: Vec<&str> = schema::keys_to(self.place)
+            .into_iter()
+            .map(|key| key_name(key, keys))
+            .collect();
+        let field = self.field.and_then(|index| ENVELOPE.get(index));
+        names.extend(field.map(|field| field.name));
+        names.extend(
+            field
+                .zip(self.member)
+                .and_then(|(field, index)| field.members.get(index))
+                .map(|member| member.name),
+        );
+        names.extend(self.name.as_deref());
+        names
+    }
 }
 
 /// What an edit puts at its target. Objects missing on the way to it are
@@ -97,29 +117,10 @@ mod apply {
 
     use super::{Edit, Put, Target};
     use crate::keys::KeyOptions;
-    use crate::path::key_name;
-    use crate::schema::{self, ENVELOPE};
-
-    /// The member names from the root to a target, under the keys in force.
-    fn names<'a>(target: &'a Target, keys: &'a KeyOptions) -> Vec<&'a str> {
-        let mut names: Vec<&str> = schema::keys_to(target.place)
-            .into_iter()
-            .map(|key| key_name(key, keys))
-            .collect();
-        let field = target.field.and_then(|index| ENVELOPE.get(index));
-        names.extend(field.map(|field| field.name));
-        names.extend(
-            field
-                .zip(target.member)
-                .and_then(|(field, index)| field.members.get(index))
-                .map(|member| member.name),
-        );
-        names.extend(target.name.as_deref());
-        names
-    }
 
     fn find<'a>(value: &'a Value, target: &Target, keys: &KeyOptions) -> Option<&'a Value> {
-        names(target, keys)
+        target
+            .names(keys)
             .into_iter()
             .try_fold(value, |value, name| value.get(name))
     }
@@ -156,7 +157,7 @@ mod apply {
             })
             .collect();
         for (edit, value) in edits.iter().zip(values) {
-            let names = names(&edit.target, keys);
+            let names = edit.target.names(keys);
             let Some((last, path)) = names.split_last() else {
                 continue;
             };

@@ -1,6 +1,7 @@
 //! JSON values as the rules read them, borrowed: from a `serde_json::Value`
-//! natively, or from the flat form a binding lays them out in (the wasm
-//! build, from what JS handed over). Nothing here is copied.
+//! natively, from the flat form a binding lays them out in (the wasm
+//! build, from what JS handed over), or from JSON text as it came over the
+//! wire ([`crate::wire`]). Nothing here is copied.
 
 #[cfg(feature = "value")]
 use serde_json::Value;
@@ -138,6 +139,9 @@ pub(crate) enum Number<'a> {
     /// Read by its value and its JSON text, as the runtime that holds it
     /// writes it: a number inside a value read whole.
     Text(f64, &'a str),
+    /// Its JSON text as it came over the wire, spelling and all: `1.10`,
+    /// `1e400` and `12345678901234567890` stay what they were.
+    Wire(&'a str),
 }
 
 impl Number<'_> {
@@ -147,6 +151,7 @@ impl Number<'_> {
             #[cfg(feature = "value")]
             Number::Value(number) => number.as_f64(),
             Number::Float(value) | Number::Text(value, _) => Some(*value),
+            Number::Wire(text) => text.parse().ok(),
         }
     }
 
@@ -161,6 +166,14 @@ impl Number<'_> {
                 Some(serde_json::Number::from(value as i64))
             }
             Number::Float(value) | Number::Text(value, _) => serde_json::Number::from_f64(value),
+            // Integers exactly, as far as 64 bits hold them; `1e400` is no number JSON stores.
+            Number::Wire(text) => match text.parse::<u64>() {
+                Ok(whole) => Some(whole.into()),
+                Err(_) => match text.parse::<i64>() {
+                    Ok(whole) => Some(whole.into()),
+                    Err(_) => text.parse().ok().and_then(serde_json::Number::from_f64),
+                },
+            },
         }
     }
 
@@ -174,7 +187,7 @@ impl Number<'_> {
                 Some(value) => out.push_str(ryu_js::Buffer::new().format(value)),
                 None => out.push_str("null"),
             },
-            Number::Text(_, text) => out.push_str(text),
+            Number::Text(_, text) | Number::Wire(text) => out.push_str(text),
             // Never inside a value read whole; written as JSON writes a
             // number it cannot hold, should it ever be.
             Number::Float(_) => out.push_str("null"),
@@ -192,6 +205,8 @@ pub(crate) enum Tree<'a> {
     Value(&'a Value),
     /// The container in the compact form, from its tag (see [`compact`]).
     Bytes(&'a [u8]),
+    /// A container of JSON text read over the wire.
+    Wire(crate::wire::Container<'a>),
 }
 
 impl<'a> Tree<'a> {
@@ -201,6 +216,7 @@ impl<'a> Tree<'a> {
             #[cfg(feature = "value")]
             Tree::Value(Value::Object(map)) => Members::Value(map.iter()),
             Tree::Bytes(bytes) => Members::Bytes(compact::contents(bytes, compact::OBJECT)),
+            Tree::Wire(container) if container.is_object() => Members::Wire(container.entries()),
             _ => Members::Empty,
         }
     }
@@ -211,6 +227,7 @@ impl<'a> Tree<'a> {
             #[cfg(feature = "value")]
             Tree::Value(Value::Array(items)) => Items::Value(items.iter()),
             Tree::Bytes(bytes) => Items::Bytes(compact::contents(bytes, compact::ARRAY)),
+            Tree::Wire(container) if !container.is_object() => Items::Wire(container.entries()),
             _ => Items::Empty,
         }
     }
@@ -234,6 +251,7 @@ pub(crate) enum Members<'a> {
     #[cfg(feature = "value")]
     Value(serde_json::map::Iter<'a>),
     Bytes(&'a [u8]),
+    Wire(crate::wire::Entries<'a>),
 }
 
 impl<'a> Iterator for Members<'a> {
@@ -250,6 +268,7 @@ impl<'a> Iterator for Members<'a> {
                 let name = compact::text(bytes).ok()?.text;
                 Some((name, compact::value(bytes).ok()?))
             }
+            Members::Wire(entries) => entries.next().map(|(name, slot)| (name.text, slot)),
         }
     }
 }
@@ -260,6 +279,7 @@ pub(crate) enum Items<'a> {
     #[cfg(feature = "value")]
     Value(std::slice::Iter<'a, Value>),
     Bytes(&'a [u8]),
+    Wire(crate::wire::Entries<'a>),
 }
 
 impl<'a> Iterator for Items<'a> {
@@ -272,6 +292,7 @@ impl<'a> Iterator for Items<'a> {
             Items::Value(iter) => iter.next().map(Slot::of),
             Items::Bytes(bytes) if bytes.is_empty() => None,
             Items::Bytes(bytes) => compact::value(bytes).ok(),
+            Items::Wire(entries) => entries.next().map(|(_, slot)| slot),
         }
     }
 }

@@ -4,11 +4,13 @@
 #[cfg(feature = "value")]
 use serde_json::Value;
 
+use crate::diagnostics::{Action, Change, Rule};
 use crate::edit::{Edit, Put, Target};
 use crate::error::Error;
 use crate::json::Slot;
 use crate::keys::KeyOptions;
 use crate::options::{Options, Read};
+use crate::path::Path;
 use crate::schema::{ENVELOPE, FIELDS, Group, Place, Reads, USER_INTENT};
 
 /// What lifting reads of a request.
@@ -143,6 +145,31 @@ pub(crate) fn lift(request: &Message, remove: bool) -> Result<Vec<Edit>, Error> 
         }
     }
     Ok(edits)
+}
+
+/// What the edits of [`lift`] change, as changes a filter lists: each legacy
+/// argument removed (`dropped`), each text moved into the envelope (`lifted`).
+pub(crate) fn changes(edits: &[Edit], keys: &KeyOptions) -> Vec<Change> {
+    edits
+        .iter()
+        .filter_map(|edit| {
+            let action = match edit.put {
+                Put::Remove => Action::Dropped,
+                Put::Copy { .. } => Action::Lifted,
+                _ => return None,
+            };
+            let names = edit.target.names(keys);
+            let path = names
+                .iter()
+                .map(|name| Path::ROOT.join(name).render())
+                .collect();
+            Some(Change {
+                action,
+                path,
+                rule: Rule::Ai17,
+            })
+        })
+        .collect()
 }
 
 /// Lifts the legacy string arguments `user_query` into `userIntent.text` and

@@ -29,6 +29,8 @@
 //   view, edit             a message read through the table; what a call changes
 //   message, invocation, initiator, sanitize, echo, legacy, validate, audit
 //                          the rules, each reading views and making edits
+//   wire                   the filter: bytes in, the rules run on what it read,
+//                          bytes out changed only where a rule changed them
 //   wasm                   the npm package's boundary (wasm32 only)
 //
 // With the `value` feature (on by default), each rule has its public form on
@@ -54,6 +56,7 @@ mod validate;
 mod view;
 #[cfg(any(test, all(feature = "npm", target_arch = "wasm32")))]
 mod wasm;
+mod wire;
 
 #[cfg(feature = "value")]
 pub use audit::audit_record;
@@ -76,3 +79,6 @@ pub use policy::{FieldPolicy, IntentPolicy, Policy};
 pub use sanitize::{Sanitized, sanitize};
 #[cfg(feature = "value")]
 pub use validate::{ValidateOptions, validate};
+pub use wire::{
+    Check, Counts, Filter, FilterContext, FilterOptions, Line, MessageKind, Outcome, Seen, Verdict,
+};

@@ -89,6 +89,22 @@ impl<'a> Options<'a> {
         }
     }
 
+    /// A list of strings.
+    pub(crate) fn strings(&self, name: &str) -> Result<Option<Vec<String>>, Error> {
+        match self.get(name) {
+            Slot::Absent => Ok(None),
+            Slot::Array(items) => items
+                .items()
+                .map(|item| match item {
+                    Slot::String(text) => Ok(text.text.to_owned()),
+                    other => Err(self.wrong(name, "an array of strings", other)),
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .map(Some),
+            other => Err(self.wrong(name, "an array of strings", other)),
+        }
+    }
+
     pub(crate) fn boolean(&self, name: &str) -> Result<Option<bool>, Error> {
         match self.get(name) {
             Slot::Absent => Ok(None),

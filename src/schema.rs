@@ -284,7 +284,6 @@ pub(crate) type Reads = u8;
 pub(crate) const FIELDS: Reads = 1;
 
 /// The most children a place has.
-#[cfg(any(test, feature = "value"))]
 pub(crate) const MAX_CHILDREN: usize = 6;
 
 /// One place in the tree of a message.

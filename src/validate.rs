@@ -76,6 +76,15 @@ pub fn validate(message: &Value, options: &ValidateOptions) -> Report {
 
 /// `validate` on views: the message, and for a response the request it answers.
 pub(crate) fn check(message: &Message, request: Option<&Message>, keys: &KeyOptions) -> Report {
+    Report::from(findings(message, request, keys))
+}
+
+/// What `validate` finds, every finding, before a report caps the list (MSG-2).
+pub(crate) fn findings(
+    message: &Message,
+    request: Option<&Message>,
+    keys: &KeyOptions,
+) -> Vec<Diagnostic> {
     let mut out: Vec<Diagnostic> = keys.errors().into_iter().map(option_diagnostic).collect();
     let root = message.get(Place::Root);
     if message.is_request() {
@@ -97,7 +106,7 @@ pub(crate) fn check(message: &Message, request: Option<&Message>, keys: &KeyOpti
             error.to_string(),
         ));
     }
-    Report::from(out)
+    out
 }
 
 /// A bad key option as `validate` reports it: an error at path `""` (KEY-3).
@@ -112,12 +121,7 @@ fn check_request(request: &Message, keys: &KeyOptions, out: &mut Vec<Diagnostic>
     if !request.get(Place::Meta).is_object() {
         return;
     }
-    let envelope = &request.envelope;
-    if envelope.value.is_present() {
-        let path = Path::place(Place::Envelope, keys);
-        invocation::check(envelope, &path, out);
-        would_change(envelope, &path, out);
-    }
+    check_envelope(&request.envelope, &Path::place(Place::Envelope, keys), out);
     for (field, place) in ENVELOPE.iter().zip(Place::BARE) {
         let configured = [keys.invocation_key(), keys.ui_key()];
         if request.get(place).is_present() && !configured.contains(&field.name) {
@@ -132,6 +136,15 @@ fn check_request(request: &Message, keys: &KeyOptions, out: &mut Vec<Diagnostic>
         }
     }
     initiator::check(request, keys, out);
+}
+
+/// Checks an envelope, if there is one, at `path`: its schema (AI-2..AI-8)
+/// and what `sanitize` would change in it.
+pub(crate) fn check_envelope(envelope: &Envelope, path: &Path<'_>, out: &mut Vec<Diagnostic>) {
+    if envelope.value.is_present() {
+        invocation::check(envelope, path, out);
+        would_change(envelope, path, out);
+    }
 }
 
 /// Warns where `sanitize` under the default policy would replace a lone
@@ -163,7 +176,7 @@ fn would_change(envelope: &Envelope, path: &Path<'_>, out: &mut Vec<Diagnostic>)
                 Rule::Ai14,
                 "is over its default byte limit; sanitize truncates it",
             ),
-            (Action::Redacted | Action::Dropped | Action::Omitted, _) => continue,
+            (Action::Redacted | Action::Dropped | Action::Omitted | Action::Lifted, _) => continue,
         };
         out.push(Diagnostic::warning(code, rule, change.path, message));
     }

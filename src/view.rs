@@ -7,15 +7,9 @@
 use serde_json::Value;
 
 use crate::json::{Slot, Tree};
-#[cfg(feature = "value")]
-use crate::schema::ENVELOPE;
-use crate::schema::{Field, MAX_MEMBERS, Place};
-#[cfg(feature = "value")]
-use crate::{
-    keys::KeyOptions,
-    path::key_name,
-    schema::{FIELDS, MAX_CHILDREN, Node, Read, Reads},
-};
+use crate::keys::KeyOptions;
+use crate::path::key_name;
+use crate::schema::{ENVELOPE, FIELDS, Field, MAX_CHILDREN, MAX_MEMBERS, Node, Place, Read, Reads};
 
 /// One field of an envelope.
 #[derive(Clone, Copy, Debug, Default)]
@@ -40,7 +34,6 @@ pub(crate) struct Envelope<'a> {
 
 /// Whether two member names are the same, the lengths and first bytes
 /// compared before the rest (most names differ in those).
-#[cfg(feature = "value")]
 #[inline]
 fn same(known: &str, name: &str) -> bool {
     known.len() == name.len()
@@ -68,7 +61,7 @@ pub(crate) fn unknown<'a>(
 /// Sorts members by name, in place, in O(n log n) whatever the input: a
 /// heapsort, a few lines where the standard library's sorts are 4 KB of the
 /// module. Names are unique, so the order is the one order.
-fn sort_by_name<T>(members: &mut [(&str, T)]) {
+pub(crate) fn sort_by_name<T>(members: &mut [(&str, T)]) {
     /// Moves the member at `root` down the heap of the first `end` members.
     fn sift<T>(members: &mut [(&str, T)], mut root: usize, end: usize) {
         loop {
@@ -116,36 +109,35 @@ impl<'a> Envelope<'a> {
     #[cfg(feature = "value")]
     pub(crate) fn of(value: &'a Value) -> Self {
         let mut envelope = Envelope::default();
-        envelope.read(value);
+        envelope.read(Slot::of(value));
         envelope
     }
 
     /// Makes this the view of `value`, in place.
-    #[cfg(feature = "value")]
-    fn read(&mut self, value: &'a Value) {
+    pub(crate) fn read(&mut self, value: Slot<'a>) {
         let envelope = self;
-        envelope.value = Slot::of(value);
-        let Value::Object(members) = value else {
+        envelope.value = value;
+        let Slot::Object(members) = value else {
             return;
         };
-        for (name, value) in members {
+        for (name, value) in members.members() {
             let fields = ENVELOPE.iter().zip(envelope.fields.iter_mut());
             let Some((field, view)) = fields.into_iter().find(|(field, _)| same(field.name, name))
             else {
                 envelope.others += 1;
                 continue;
             };
-            view.value = Slot::of(value);
-            let Value::Object(inner) = value else {
+            view.value = value;
+            let Slot::Object(inner) = value else {
                 continue;
             };
-            for (name, value) in inner {
+            for (name, value) in inner.members() {
                 let members = field.members.iter().zip(view.members.iter_mut());
                 match members
                     .into_iter()
                     .find(|(member, _)| same(member.name, name))
                 {
-                    Some((_, slot)) => *slot = Slot::of(value),
+                    Some((_, slot)) => *slot = value,
                     None => view.others += 1,
                 }
             }
@@ -214,20 +206,26 @@ impl<'a> Message<'a> {
     #[cfg(feature = "value")]
     #[inline(always)]
     pub(crate) fn of(message: &'a Value, keys: &KeyOptions, reads: Reads) -> Self {
+        Message::of_slot(Slot::of(message), keys, reads)
+    }
+
+    /// The view of a message read as a slot (a value, or JSON text read
+    /// over the wire), its configured keys as `keys` says, of the places a
+    /// call `reads`.
+    pub(crate) fn of_slot(message: Slot<'a>, keys: &KeyOptions, reads: Reads) -> Self {
         let mut view = Message::empty();
         view.read(&crate::schema::MESSAGE, message, keys, reads);
         view
     }
 
-    #[cfg(feature = "value")]
-    fn read(&mut self, node: &Node, value: &'a Value, keys: &KeyOptions, reads: Reads) {
-        self.set(node.place, Slot::of(value));
+    fn read(&mut self, node: &Node, value: Slot<'a>, keys: &KeyOptions, reads: Reads) {
+        self.set(node.place, value);
         match node.read {
             Read::Envelope if node.place == Place::Echo => self.echo.read(value),
-            Read::Envelope if reads & FIELDS == 0 => self.envelope.value = Slot::of(value),
+            Read::Envelope if reads & FIELDS == 0 => self.envelope.value = value,
             Read::Envelope => self.envelope.read(value),
             Read::Object => {
-                let Value::Object(members) = value else {
+                let Slot::Object(members) = value else {
                     return;
                 };
                 // The children's names, resolved once; then one pass over
@@ -236,7 +234,7 @@ impl<'a> Message<'a> {
                 for (name, child) in names.iter_mut().zip(node.children) {
                     *name = key_name(child.key, keys);
                 }
-                for (name, value) in members {
+                for (name, value) in members.members() {
                     let mut children = node.children.iter().zip(names);
                     let found = children.find(|(_, known)| same(known, name));
                     if let Some((child, _)) =

@@ -8,9 +8,10 @@ use std::fs;
 use std::path::Path;
 
 use mcp_provenance::{
-    AuditContext, Error, Initiator, KeyOptions, LiftOptions, Policy, Rule, ValidateOptions,
-    attach_invocation, audit_record, clear_initiator, echo_turn_id, is_reserved_meta_key,
-    is_valid_meta_key, lift_legacy_arguments, sanitize, stamp_initiator, validate,
+    AuditContext, Error, Filter, FilterContext, Initiator, KeyOptions, LiftOptions, Policy, Rule,
+    ValidateOptions, Verdict, attach_invocation, audit_record, clear_initiator, echo_turn_id,
+    is_reserved_meta_key, is_valid_meta_key, lift_legacy_arguments, sanitize, stamp_initiator,
+    validate,
 };
 use serde_json::{Value, json};
 
@@ -138,6 +139,19 @@ fn run(vector: &Vector) -> Value {
             LiftOptions::from_value(options)
                 .and_then(|options| lift_legacy_arguments(input, &options)),
         ),
+        "filter" => output(Filter::from_value(options).map(|filter| {
+            let body = input
+                .as_str()
+                .expect("a filter vector's input is a body's text");
+            let context = FilterContext::from_value(vector.field("context")).expect("a context");
+            let outcome = filter.filter(body.as_bytes(), &context);
+            let mut out = match &outcome.verdict {
+                Verdict::Forward { body, replies } => json!({"forward": body, "replies": replies}),
+                Verdict::Reject { status, body } => json!({"reject": body, "status": status}),
+            };
+            out["messages"] = serde_json::to_value(&outcome.messages).expect("serializes");
+            out
+        })),
         "isValidMetaKey" => json!(is_valid_meta_key(
             input.as_str().expect("a key vector's input is a string")
         )),

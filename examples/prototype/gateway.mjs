@@ -14,28 +14,46 @@
 // An invalid envelope is forwarded as sanitize repairs it. When the
 // upstream fails or does not answer, each request gets a JSON-RPC error.
 //
-// Every wait is bounded: a body past --max-body-bytes is answered 413
-// unread; the upstream has --upstream-timeout-ms to answer a request, and
-// as long again between two pieces of its answer's body. A GET stream (the
-// server's own messages) lasts as long as the client holds it. HTTP methods
-// other than GET, POST and DELETE are answered 405.
+// It guards against DNS rebinding, as the Streamable HTTP transport asks of
+// a server: a request whose Host is not in --allowed-hosts, or whose Origin
+// (when it has one) is not in --allowed-origins, is answered 403 and not
+// forwarded. Both default to loopback: the hosts 127.0.0.1, localhost and
+// [::1], the origins http(s):// on them; an entry without a port allows any.
+// What the upstream needs to check for itself goes along: the Origin as
+// received, and the client's Host in X-Forwarded-Host, X-Forwarded-Proto and
+// Forwarded (the upstream's own Host stays its own).
+//
+// Every wait is bounded, except one the client chooses: a body past
+// --max-body-bytes is answered 413 unread; the upstream has
+// --upstream-timeout-ms (10 s) to send its answer's headers, and as long
+// again between two pieces of a JSON answer. An SSE answer (a POST's or a
+// GET's) reaches the client as it comes, its status and headers at once, and
+// lasts as long as the client holds it: the server may be waiting on the
+// client, e.g. an elicitation on a person. --stream-idle-ms bounds the time
+// between two of its pieces. HTTP methods other than GET, POST and DELETE are
+// answered 405.
 //
 // With --otlp <url> it also exports one span per request it forwards, its
 // attributes those of mcp-provenance/otel, to an OpenTelemetry collector
 // over OTLP/HTTP (e.g. http://127.0.0.1:4318/v1/traces).
 //
 //   node examples/prototype/gateway.mjs --upstream <url> --log <file> [--redact-intent] [--keep-unknown]
-//     [--max-body-bytes <n>] [--upstream-timeout-ms <n>] [--otlp <url>]
+//     [--allowed-hosts <host[:port],...>] [--allowed-origins <scheme://host[:port],...>]
+//     [--max-body-bytes <n>] [--upstream-timeout-ms <n>] [--stream-idle-ms <n>] [--otlp <url>]
 // prints "listening on http://127.0.0.1:<port>/mcp" once it is ready.
 
 import { appendFileSync } from "node:fs";
-import { createServer } from "node:http";
+import { createServer, request as httpRequest } from "node:http";
+import { request as httpsRequest } from "node:https";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 
 import { createFilter } from "../../pkg/gateway.mjs";
 import { otelAttributes } from "../../pkg/otel.mjs";
-import { MAX_BODY_BYTES, readBody } from "./http.mjs";
+import { MAX_BODY_BYTES, readBytes } from "./http.mjs";
+
+/** The hosts a local server answers to: loopback, by any name. */
+const LOOPBACK = ["127.0.0.1", "localhost", "[::1]"];
 
 const { values: options } = parseArgs({
   options: {
@@ -45,11 +63,17 @@ const { values: options } = parseArgs({
     "keep-unknown": { type: "boolean", default: false },
     "max-body-bytes": { type: "string", default: String(MAX_BODY_BYTES) },
     "upstream-timeout-ms": { type: "string", default: "10000" },
+    "stream-idle-ms": { type: "string" },
+    "allowed-hosts": { type: "string", default: LOOPBACK.join(",") },
+    "allowed-origins": { type: "string", default: LOOPBACK.flatMap((host) => [`http://${host}`, `https://${host}`]).join(",") },
     otlp: { type: "string" },
   },
 });
 const maxBodyBytes = Number(options["max-body-bytes"]);
 const upstreamTimeoutMs = Number(options["upstream-timeout-ms"]);
+/** The longest wait between two pieces of an SSE answer; undefined: as long as the client holds it. */
+const streamIdleMs = options["stream-idle-ms"] === undefined ? undefined : Number(options["stream-idle-ms"]);
+const upstreamUrl = new URL(options.upstream);
 const policy = { ...(options["redact-intent"] && { userIntent: "redact" }), ...(options["keep-unknown"] && { unknownFields: "keep" }) };
 // What the gateway does to each body: the package's filter, failing closed message by message.
 const filter = createFilter({ policy: Object.keys(policy).length ? policy : undefined, liftLegacy: true });
@@ -61,12 +85,87 @@ const UPSTREAM_FAILED = -32603;
 /** The HTTP methods of the Streamable HTTP transport; any other is answered 405. */
 const ALLOWED = ["GET", "POST", "DELETE"];
 
-/** The headers a Streamable HTTP exchange needs, passed on in either direction. */
-const PASSED = ["content-type", "accept", "mcp-session-id", "mcp-protocol-version", "last-event-id", "authorization"];
-const pick = (headers) => Object.fromEntries(PASSED.flatMap((name) => (headers.get?.(name) ?? headers[name]) ? [[name, headers.get?.(name) ?? headers[name]]] : []));
+/** The headers of a Streamable HTTP request the upstream reads, passed on as they came. */
+const REQUEST_HEADERS = ["content-type", "accept", "mcp-session-id", "mcp-protocol-version", "last-event-id", "authorization", "origin"];
+/** The headers of its answer the client reads, passed back as they came. */
+const ANSWER_HEADERS = ["content-type", "mcp-session-id", "mcp-protocol-version", "cache-control", "www-authenticate", "allow", "retry-after"];
+const pick = (headers, names = ANSWER_HEADERS) => Object.fromEntries(names.flatMap((name) => (headers.get?.(name) ?? headers[name]) ? [[name, headers.get?.(name) ?? headers[name]]] : []));
+
+/** A host (name, IPv4 or [IPv6]) and an optional port, as a Host header or an allow-list entry has them. */
+const HOST = /^(\[[0-9a-f:.]+\]|[^\s:/?#@[\]]+)(?::(\d{1,5}))?$/i;
+/** A serialized origin: scheme://host[:port], as an Origin header or an allow-list entry has it. */
+const ORIGIN = /^([a-z][a-z0-9+.-]*):\/\/(\[[0-9a-f:.]+\]|[^\s:/?#@[\]]+)(?::(\d{1,5}))?\/?$/i;
+const DEFAULT_PORTS = { http: "80", https: "443" };
+
+/** The entries of a comma list, each parsed by `pattern`; a malformed entry stops the gateway. */
+function allowList(option, pattern) {
+  return options[option].split(",").map((entry) => entry.trim()).filter(Boolean).map((entry) => {
+    const match = pattern.exec(entry);
+    if (!match) throw new Error(`--${option}: ${JSON.stringify(entry)} is not ${pattern === HOST ? "host[:port]" : "scheme://host[:port]"}`);
+    return match.slice(1).map((part) => part?.toLowerCase());
+  });
+}
+const allowedHosts = allowList("allowed-hosts", HOST);
+const allowedOrigins = allowList("allowed-origins", ORIGIN);
+
+/** Whether a Host header names an allowed host (on an allowed port, where the entry has one). */
+function hostAllowed(value) {
+  const [, host, port] = HOST.exec(value ?? "")?.map((part) => part?.toLowerCase()) ?? [];
+  return host !== undefined && allowedHosts.some(([name, only]) => name === host && (only === undefined || only === (port ?? "80")));
+}
+
+/** Whether an Origin header is an allowed origin (its port compared where the entry has one). */
+function originAllowed(value) {
+  const [, scheme, host, port] = ORIGIN.exec(value)?.map((part) => part?.toLowerCase()) ?? [];
+  return scheme !== undefined && allowedOrigins.some(([s, name, only]) => s === scheme && name === host && (only === undefined || only === (port ?? DEFAULT_PORTS[scheme])));
+}
+
+/** A value of a Forwarded parameter: a token as it is, anything else quoted (RFC 7239). */
+const forwardedValue = (value) => (/^[!#$%&'*+.^_`|~0-9a-z-]+$/i.test(value) ? value : `"${value.replace(/["\\]/g, "\\$&")}"`);
+
+/** The headers the upstream is asked with: the client's it reads, and who the client asked as. */
+function upstreamHeaders(req) {
+  const address = req.socket.remoteAddress ?? "unknown";
+  return {
+    ...pick(req.headers, REQUEST_HEADERS),
+    "x-forwarded-host": req.headers.host,
+    "x-forwarded-proto": "http",
+    forwarded: `for=${forwardedValue(address.includes(":") ? `[${address}]` : address)};host=${forwardedValue(req.headers.host)};proto=http`,
+  };
+}
+
+/**
+ * Asks the upstream; resolves once its answer's headers came, with its status,
+ * headers and body (a Readable), or rejects with the signal's reason once it
+ * aborts. node:http rather than fetch: fetch cuts a body after 300 s without
+ * a byte, and the SSE answer of a server waiting on a person must not be cut.
+ * A kept-alive connection that the upstream closed (its keep-alive timeout)
+ * just as it was reused fails before any answer: the request is sent once
+ * more, on a new connection.
+ */
+function ask(method, headers, body, signal, retried = false) {
+  return new Promise((resolve, reject) => {
+    const send = upstreamUrl.protocol === "https:" ? httpsRequest : httpRequest;
+    const length = body === undefined ? {} : { "content-length": Buffer.byteLength(body) };
+    let answered = false;
+    const req = send(upstreamUrl, { method, headers: { ...headers, ...length }, signal }, (answer) => {
+      answered = true;
+      const entries = Object.entries(answer.headers).flatMap(([name, value]) => [value].flat().map((one) => [name, one]));
+      resolve({ status: answer.statusCode, headers: new Headers(entries), body: answer });
+    });
+    req.on("error", (failure) => {
+      if (signal.aborted) reject(signal.reason);
+      else if (!answered && req.reusedSocket && failure.code === "ECONNRESET" && !retried) resolve(ask(method, headers, body, signal, true));
+      else reject(failure);
+    });
+    req.end(body);
+  });
+}
 
 const error = (id, code, message, data) => ({ jsonrpc: "2.0", id: id ?? null, error: { code, message, ...(data && { data }) } });
 const log = (entry) => appendFileSync(options.log, `${JSON.stringify(entry)}\n`);
+/** A message's line from the filter (its account, and the message as forwarded), with the session: written as it came. */
+const logLine = (session, line) => appendFileSync(options.log, `{"session":${JSON.stringify(session)},${line.slice(1)}\n`);
 const traces = options.otlp ? await tracing(options.otlp) : undefined;
 
 /** A tracer exporting in batches to `url` over OTLP/HTTP, and its provider (to flush at exit). */
@@ -83,8 +182,8 @@ async function tracing(url) {
 }
 
 /** One span per forwarded request, over the exchange: named as the MCP conventions ask. */
-function trace(records, startTime, outcome) {
-  for (const { record } of records) {
+function trace(accounts, startTime, outcome) {
+  for (const { record } of accounts) {
     const span = traces.tracer.startSpan(record.tool ? `${record.method} ${record.tool}` : record.method, {
       kind: traces.SpanKind.SERVER, // the gateway receives the request
       startTime,
@@ -102,18 +201,18 @@ function answer(res, status, body, headers = {}) {
 }
 
 /**
- * The chunks of an upstream body, until it ends, `idleMs` pass without one,
- * or the exchange is aborted; the last value returned says which:
- * "answered", "upstream-idle" or "aborted".
+ * The chunks of an upstream body (a Readable), until it ends, `idleMs` pass
+ * without one (never, when undefined), or the exchange is aborted; the last
+ * value returned says which: "answered", "upstream-idle" or "aborted".
  */
 async function* pieces(body, idleMs) {
   if (!body) return "answered";
-  const reader = body.getReader();
+  const chunks = body[Symbol.asyncIterator]();
   try {
     for (;;) {
       let timer;
       const idle = idleMs === undefined ? new Promise(() => {}) : new Promise((resolve) => { timer = setTimeout(resolve, idleMs, "idle"); });
-      const next = await Promise.race([reader.read(), idle]).finally(() => clearTimeout(timer));
+      const next = await Promise.race([chunks.next(), idle]).finally(() => clearTimeout(timer));
       if (next === "idle") return "upstream-idle";
       if (next.done) return "answered";
       yield next.value;
@@ -121,7 +220,7 @@ async function* pieces(body, idleMs) {
   } catch {
     return "aborted";
   } finally {
-    reader.cancel().catch(() => {});
+    body.destroy();
   }
 }
 
@@ -144,25 +243,55 @@ async function collect(chunks) {
   }
 }
 
-/** The JSON-RPC messages of an upstream's JSON answer, or undefined when it is not JSON. */
+/**
+ * The JSON-RPC messages of an upstream's JSON answer, each as the text that
+ * came (a batch's items taken apart where it is one), or undefined when it is
+ * not JSON. The text is checked, never written again: what the server said
+ * reaches the client byte for byte.
+ */
 function messagesOf(text) {
   try {
-    return text ? [JSON.parse(text)].flat() : [];
+    if (!text) return [];
+    const parsed = JSON.parse(text);
+    if (!Array.isArray(parsed)) return [text];
+    // Items of a batch, as text: the array's brackets taken off.
+    const inner = text.trim().slice(1, -1).trim();
+    return inner ? [inner] : [];
   } catch {
     return undefined;
   }
 }
 
+/** Whether a body's bytes hold a batch: its first byte past whitespace is `[`. */
+function isBatch(bytes) {
+  const first = bytes.find((byte) => byte !== 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d);
+  return first === 0x5b;
+}
+
+/** Answers with the upstream's messages (texts) and the filter's replies (texts), joined as one JSON body. */
+function joined(res, status, messages, replies, batch) {
+  const all = [...messages, ...replies];
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(all.length === 0 ? undefined : batch || all.length > 1 ? `[${all.join(",")}]` : all[0]);
+}
+
 async function exchange(req, res) {
   const started = performance.now();
   const startTime = Date.now();
+  // Before anything else: a page that rebound its name to this address is answered, and nothing more.
+  const unwelcome = !hostAllowed(req.headers.host) ? "host" : req.headers.origin !== undefined && !originAllowed(req.headers.origin) ? "origin" : undefined;
+  if (unwelcome) {
+    req.resume();
+    log({ outcome: "refused", refused: `${unwelcome}-not-allowed` });
+    return answer(res, 403, error(null, INVALID_REQUEST, `the request's ${unwelcome === "host" ? "Host" : "Origin"} is not allowed`));
+  }
   if (!ALLOWED.includes(req.method)) {
     log({ outcome: "refused", refused: "method-not-allowed", httpMethod: req.method });
     return answer(res, 405, error(null, INVALID_REQUEST, "the gateway answers GET, POST and DELETE"), { allow: ALLOWED.join(", ") });
   }
   let body;
   try {
-    body = req.method === "POST" ? await readBody(req, maxBodyBytes) : undefined;
+    body = req.method === "POST" ? await readBytes(req, maxBodyBytes) : undefined;
   } catch (failure) {
     if (failure?.code !== "body-too-large") throw failure;
     log({ outcome: "refused", refused: "body-too-large", limit: maxBodyBytes });
@@ -170,20 +299,21 @@ async function exchange(req, res) {
   }
   let session = req.headers["mcp-session-id"] ?? null;
   const filtering = performance.now();
-  const filtered = body === undefined || body === "" ? { forward: body, records: [], refused: [], replies: [] } : filter(body, { sessionId: session ?? undefined });
+  // The body's bytes through the filter; what goes upstream is what it returns, byte for byte.
+  const filtered = body === undefined || body.length === 0 ? { forward: body, replies: [], lines: [] } : filter(body, { sessionId: session ?? undefined });
   const filterMs = performance.now() - filtering;
   // Logged as forwarded, before the upstream is asked: an answer that never comes cannot lose a line.
-  for (const { id, code } of filtered.refused) log({ session, refused: code, id });
-  for (const { message, record, changes } of filtered.records) log({ session, message, diagnostics: record.diagnostics, changes });
-  const methods = [...new Set(filtered.records.map((r) => r.message.method))];
+  for (const line of filtered.lines) logLine(session, line);
+  const accounts = filtered.lines.map((line) => JSON.parse(line));
+  const methods = [...new Set(accounts.flatMap((a) => (a.record ? [a.record.method] : [])))];
   if ("reject" in filtered) {
     log({ session, outcome: "refused", methods, filterMs, roundTripMs: performance.now() - started });
     res.writeHead(filtered.status, { "content-type": "application/json" });
     return res.end(filtered.reject || undefined);
   }
   const { replies } = filtered;
-  const requests = filtered.records.filter((r) => r.message.id !== undefined).map((r) => r.message);
-  const batch = filtered.forward?.startsWith("[");
+  const requests = accounts.filter((a) => a.kind === "request" && a.refused === undefined);
+  const batch = filtered.forward !== undefined && isBatch(filtered.forward);
 
   let outcome = "answered";
   // The upstream's share of the round trip: from asking to the end of its answer.
@@ -194,7 +324,7 @@ async function exchange(req, res) {
   const timer = setTimeout(() => abort.abort("upstream-timeout"), upstreamTimeoutMs);
   let upstream;
   try {
-    upstream = await fetch(options.upstream, { method: req.method, headers: pick(req.headers), body: filtered.forward, signal: abort.signal });
+    upstream = await ask(req.method, upstreamHeaders(req), filtered.forward, abort.signal);
   } catch (failure) {
     outcome = typeof failure === "string" ? failure : "upstream-failed";
   } finally {
@@ -202,12 +332,14 @@ async function exchange(req, res) {
   }
   // An initialize request learns its session from the answer.
   session = upstream?.headers.get("mcp-session-id") ?? session;
-  const idleMs = req.method === "GET" ? undefined : upstreamTimeoutMs;
   const stream = upstream?.headers.get("content-type")?.startsWith("text/event-stream");
+  // An SSE answer may rightly wait long (on a person, say); a JSON answer comes in one go.
+  const idleMs = stream ? streamIdleMs : upstreamTimeoutMs;
   if (upstream && (replies.length === 0 || stream)) {
     // The upstream's answer as it comes; the gateway's refusals as events of the same stream.
     res.writeHead(upstream.status, pick(upstream.headers));
-    for (const reply of replies) res.write(`event: message\ndata: ${JSON.stringify(reply)}\n\n`);
+    if (stream) res.flushHeaders(); // the client learns of its stream now, not at its first event
+    for (const reply of replies) res.write(`event: message\ndata: ${reply}\n\n`);
     outcome = await relay(pieces(upstream.body, idleMs), res);
     res.end();
   } else if (upstream) {
@@ -215,18 +347,16 @@ async function exchange(req, res) {
     const { text, outcome: read } = await collect(pieces(upstream.body, idleMs));
     const answered = read === "answered" ? messagesOf(text) : undefined;
     outcome = answered ? read : read === "answered" ? "upstream-not-json" : read;
-    const all = [...(answered ?? failed(requests)), ...replies];
-    answer(res, 200, batch ? all : all.length === 1 ? all[0] : all);
+    joined(res, 200, answered ?? failed(requests), replies, batch);
   } else {
-    const all = [...failed(requests), ...replies];
-    answer(res, all.length ? 200 : 502, batch ? all : all[0]);
+    joined(res, requests.length + replies.length ? 200 : 502, failed(requests), replies, batch);
   }
   log({ session, outcome, methods, filterMs, upstreamMs: performance.now() - sent, roundTripMs: performance.now() - started });
-  if (traces) trace(filtered.records, startTime, outcome);
+  if (traces) trace(accounts.filter((a) => a.record && a.refused === undefined), startTime, outcome);
 }
 
-/** The gateway's own answer to each request the upstream did not answer. */
-const failed = (requests) => requests.map((m) => error(m.id, UPSTREAM_FAILED, "the upstream server did not answer"));
+/** The gateway's own answer (text) to each request the upstream did not answer. */
+const failed = (requests) => requests.map((a) => JSON.stringify(error(a.id, UPSTREAM_FAILED, "the upstream server did not answer")));
 
 const http = createServer((req, res) => {
   exchange(req, res).catch((failure) => {

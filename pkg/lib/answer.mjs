@@ -64,6 +64,42 @@ export class Answer {
     return decoder.decode(bytes.subarray(start, start + length));
   }
 
+  /** `count:u32 str{count}`. */
+  strs() {
+    const texts = [];
+    for (let n = this.u32(); n > 0; n--) texts.push(this.str());
+    return texts;
+  }
+
+  /** A filter's outcome (src/wasm/answer.rs `outcome`) for `body`, the string or bytes filtered. */
+  outcome(body) {
+    const verdict = this.u8();
+    let outcome;
+    if (verdict === 2) {
+      const status = this.u32();
+      outcome = { reject: this.str(), status };
+    } else if (verdict === 0) {
+      outcome = { forward: body };
+    } else if (typeof body === "string") {
+      outcome = { forward: this.str() };
+    } else {
+      const length = this.u32();
+      outcome = { forward: this.bytes.slice(this.at, this.at + length) };
+      this.at += length;
+    }
+    outcome.replies = this.strs();
+    outcome.lines = this.strs();
+    return outcome;
+  }
+
+  /** A checked line (src/wire/answer.rs `line`): what to print, what to write, the counts so far. */
+  line() {
+    const out = this.str();
+    const sanitized = this.str();
+    const [messages, errors, warnings, unparseable, skipped] = [this.f64(), this.f64(), this.f64(), this.f64(), this.f64()];
+    return { out, sanitized, counts: { messages, errors, warnings, unparseable, skipped } };
+  }
+
   opt() {
     return this.u8() === 0 ? undefined : this.str();
   }

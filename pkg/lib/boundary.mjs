@@ -13,6 +13,8 @@ const DEFAULT_CUT = table.limits.cut;
 
 let writer;
 let answerAt;
+/** How many module instances have started: what a filter made in one is gone in the next. */
+let instances = 0;
 /** The errors the core answered with, thrown as they are; anything else thrown is made one of ours. */
 const answered = new WeakSet();
 
@@ -20,6 +22,13 @@ const answered = new WeakSet();
 export function start(instance) {
   writer = new Writer(instance.exports);
   answerAt = instance.exports.answer_at() >>> 2;
+  instances++;
+}
+
+/** The module instance in use, started when there is none: its number (see `instances`). */
+export function instance() {
+  if (writer === undefined) start(instantiate());
+  return instances;
 }
 
 /** The module instantiated from its bytes, base64 in dist/wasm.mjs. */

@@ -17,7 +17,7 @@ const {
   record: RECORD, records: RECORDS_ROOM, unfinished: UNFINISHED,
   depth: MAX_DEPTH, items: MAX_ITEMS, values: MAX_VALUES, valueBytes: MAX_VALUE_BYTES, optionChars: MAX_OPTION_CHARS,
 } = table.limits;
-const [RECORDS, STRINGS, VALUES] = [0, 1, 2];
+const [RECORDS, STRINGS, VALUES, BODY] = [0, 1, 2, 3];
 const WHAT = Object.fromEntries(table.what.map((name, index) => [name, index]));
 const KEY_OPTIONS = table.keyOptions;
 /** No field, no member: a place's own value. */
@@ -53,6 +53,8 @@ export class Writer {
     this.stringsRoom = 4096;
     this.valuesAt = exports.room(VALUES, 4096);
     this.valuesRoom = 4096;
+    this.bodyAt = 0;
+    this.bodyRoom = 0;
     this.view();
     /** The next record, strings byte and values byte. */
     this.r = 0;
@@ -91,8 +93,31 @@ export class Writer {
     const room = 2 ** Math.ceil(Math.log2(needed));
     const at = this.exports.room(area, room);
     if (area === STRINGS) [this.stringsAt, this.stringsRoom] = [at, room];
+    else if (area === BODY) [this.bodyAt, this.bodyRoom] = [at, room];
     else [this.valuesAt, this.valuesRoom] = [at, room];
     this.view();
+  }
+
+  /**
+   * The body a filter reads, as UTF-8 bytes into its own area; how many. A
+   * string that is not well-formed UTF-16 has no UTF-8 form: it goes over as
+   * one byte no UTF-8 text holds, and the core refuses it as it refuses any
+   * body that is not UTF-8 (no silent U+FFFD).
+   */
+  body(body) {
+    const text = typeof body === "string";
+    const broken = text && !wellFormed(body);
+    const room = broken ? 1 : text ? 3 * body.length : body.length;
+    if (room > this.bodyRoom) this.grow(BODY, Math.max(room, 4096));
+    if (broken) {
+      this.bytes[this.bodyAt] = 0xff;
+      return 1;
+    }
+    if (!text) {
+      this.bytes.set(body, this.bodyAt);
+      return body.length;
+    }
+    return encoder.encodeInto(body, this.bytes.subarray(this.bodyAt, this.bodyAt + room)).written;
   }
 
   /** Starts a tape: what to do, how to read, where to cut strings (UTF-16 code units; 0 for never). */

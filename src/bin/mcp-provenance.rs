@@ -15,8 +15,7 @@ use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Write};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use mcp_provenance::{IntentPolicy, Policy, Severity, ValidateOptions, sanitize, validate};
-use serde_json::{Value, json};
+use mcp_provenance::{Check, Counts, Filter, FilterOptions, IntentPolicy, Policy};
 
 const USAGE: &str = "usage: mcp-provenance check <file.jsonl | -> [options]
 
@@ -34,10 +33,8 @@ Exit: 0 clean, 1 a message has an error, 2 bad usage or an unreadable file.";
 /// What the command line asked for.
 struct Options {
     file: String,
-    json: bool,
-    field: Option<String>,
     sanitize: Option<String>,
-    policy: Policy,
+    check: Check,
 }
 
 /// Reads the arguments after `check`; a message for the user when they are wrong.
@@ -46,6 +43,7 @@ fn options(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
     let mut json = false;
     let (mut field, mut out) = (None, None);
     let mut policy = Policy::default();
+    let mut options = FilterOptions::default();
     while let Some(arg) = args.next() {
         let mut value = || args.next().ok_or(format!("{arg} needs a value"));
         match arg.as_str() {
@@ -54,8 +52,8 @@ fn options(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
                 "text" => json = false,
                 _ => return Err("--format is text or json".into()),
             },
-            "--key" => policy.keys.invocation_key = Some(value()?),
-            "--ui-key" => policy.keys.ui_key = Some(value()?),
+            "--key" => options.invocation_keys.push(value()?),
+            "--ui-key" => options.ui_keys.push(value()?),
             "--field" => field = Some(value()?),
             "--sanitize" => out = Some(value()?),
             "--redact-intent" => policy.user_intent = IntentPolicy::Redact,
@@ -68,17 +66,20 @@ fn options(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
             _ => files.push(arg),
         }
     }
-    policy
-        .check()
-        .map_err(|error| format!("{error} ({})", error.code()))?;
+    // The copy written is sanitized under the policy, the default one included; a
+    // policy given is checked either way.
+    options.policy = (out.is_some() || policy != Policy::default()).then_some(policy);
+    let filter = Filter::new(options).map_err(|error| format!("{error} ({})", error.code()))?;
     let [file] = <[String; 1]>::try_from(files)
         .map_err(|_| "check takes one file (or - for standard input)".to_string())?;
     Ok(Options {
         file,
-        json,
-        field,
         sanitize: out,
-        policy,
+        check: Check {
+            filter,
+            json,
+            field,
+        },
     })
 }
 
@@ -86,16 +87,6 @@ fn options(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
 fn bytes(flag: &str, text: &str) -> Result<u32, String> {
     text.parse()
         .map_err(|_| format!("{flag} takes a whole number of bytes"))
-}
-
-/// The counts the summary line gives.
-#[derive(Default)]
-struct Counts {
-    messages: u64,
-    errors: u64,
-    warnings: u64,
-    unparseable: u64,
-    skipped: u64,
 }
 
 /// A progress bar on standard error, redrawn at most four times a second.
@@ -125,16 +116,12 @@ impl Progress {
 }
 
 /// Checks every line of `input`; the counts.
-fn check(input: impl BufRead, options: &Options, total: Option<u64>) -> io::Result<Counts> {
+fn check(mut input: impl BufRead, options: &Options, total: Option<u64>) -> io::Result<Counts> {
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let mut sanitized = match &options.sanitize {
         Some(path) => Some(BufWriter::new(File::create(path)?)),
         None => None,
-    };
-    let validating = ValidateOptions {
-        keys: options.policy.keys.clone(),
-        request: None,
     };
     let mut progress = total
         .filter(|_| io::stderr().is_terminal())
@@ -143,103 +130,24 @@ fn check(input: impl BufRead, options: &Options, total: Option<u64>) -> io::Resu
             drawn: Instant::now(),
         });
     let mut counts = Counts::default();
-    let (mut read, mut line) = (0u64, 0u64);
-    for text in input.split(b'\n') {
-        let text = text?;
-        line += 1;
-        read += text.len() as u64 + 1;
+    let (mut read, mut number) = (0u64, 0u64);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if input.read_until(b'\n', &mut line)? == 0 {
+            break;
+        }
+        number += 1;
+        read += line.len() as u64;
         if let Some(bar) = progress.as_mut() {
             bar.draw(read, counts.messages);
         }
-        let text = String::from_utf8_lossy(&text);
-        if text.trim().is_empty() {
-            continue;
-        }
-        let Ok(mut value) = serde_json::from_str::<Value>(&text) else {
-            counts.unparseable += 1;
-            if options.json {
-                writeln!(out, "{}", json!({"line": line, "unparseable": true}))?;
-            } else {
-                writeln!(out, "line {line}: not JSON")?;
-            }
-            continue;
-        };
-        if let Some(field) = &options.field {
-            match value.get_mut(field).map(Value::take) {
-                Some(inner) => value = inner,
-                None => {
-                    counts.skipped += 1;
-                    continue;
-                }
-            }
-        }
-        let batch = value.is_array();
-        let messages = match value {
-            Value::Array(items) => items,
-            single => vec![single],
-        };
-        let mut written = Vec::new();
-        for (index, message) in messages.into_iter().enumerate() {
-            counts.messages += 1;
-            let at = if batch {
-                format!("[{index}]")
-            } else {
-                String::new()
-            };
-            let report = validate(&message, &validating);
-            for d in &report.diagnostics {
-                match d.severity {
-                    Severity::Error => counts.errors += 1,
-                    Severity::Warning => counts.warnings += 1,
-                }
-            }
-            if options.json {
-                let mut record =
-                    json!({"line": line, "valid": report.valid, "diagnostics": report.diagnostics});
-                if batch {
-                    record["index"] = json!(index);
-                }
-                writeln!(out, "{record}")?;
-            } else {
-                for d in &report.diagnostics {
-                    let path = if d.path.is_empty() { "/" } else { &d.path };
-                    writeln!(
-                        out,
-                        "line {line}{at}: {} {} {} {path} {}",
-                        d.severity, d.rule, d.code, d.message
-                    )?;
-                }
-            }
-            if sanitized.is_some() {
-                match sanitize(message, &options.policy) {
-                    Ok(clean) => written.push(clean.message),
-                    // What cannot be sanitized is not written as it came.
-                    Err(error) if options.json => {
-                        let mut record =
-                            json!({"line": line, "notSanitized": error.code().as_str()});
-                        if batch {
-                            record["index"] = json!(index);
-                        }
-                        writeln!(out, "{record}")?;
-                    }
-                    Err(error) => {
-                        let path = options.sanitize.as_deref().unwrap_or_default();
-                        writeln!(
-                            out,
-                            "line {line}{at}: not written to {path}: {}",
-                            error.code()
-                        )?;
-                    }
-                }
-            }
-        }
-        if let (Some(file), false) = (sanitized.as_mut(), written.is_empty()) {
-            let value = if batch {
-                Value::Array(written)
-            } else {
-                written.remove(0)
-            };
-            writeln!(file, "{value}")?;
+        let text = line.strip_suffix(b"\n").unwrap_or(&line);
+        let checked = options.check.line(number, text, &mut counts);
+        out.write_all(checked.out.as_bytes())?;
+        if let Some(file) = sanitized.as_mut() {
+            file.write_all(checked.sanitized.as_bytes())?;
+            file.write_all(b"\n")?;
         }
     }
     if progress.is_some() {
@@ -248,29 +156,7 @@ fn check(input: impl BufRead, options: &Options, total: Option<u64>) -> io::Resu
     if let Some(mut file) = sanitized {
         file.flush()?;
     }
-    let Counts {
-        messages,
-        errors,
-        warnings,
-        unparseable,
-        skipped,
-    } = counts;
-    if options.json {
-        writeln!(
-            out,
-            "{}",
-            json!({"summary": {"messages": messages, "errors": errors, "warnings": warnings, "unparseable": unparseable, "skipped": skipped}})
-        )?;
-    } else {
-        let skipped_note = match (&options.field, skipped) {
-            (Some(field), 1..) => format!(" ({skipped} lines without {field} skipped)"),
-            _ => String::new(),
-        };
-        writeln!(
-            out,
-            "checked {messages} messages: {errors} errors, {warnings} warnings, {unparseable} unparseable{skipped_note}"
-        )?;
-    }
+    out.write_all(options.check.summary(&counts).as_bytes())?;
     out.flush()?;
     Ok(counts)
 }

@@ -13,6 +13,10 @@
 //! id      := 0 | 1 f64 | 2 str                          (none, number, string)
 //! error   := class:u8 code:u8 message:str                (0 TypeError, 1 RangeError)
 //! retry   := flags:u8 cut:u32                            (read the message again so)
+//! outcome := 0 replies lines | 1 body:str replies lines | 2 status:u32 body:str replies lines
+//!            (forward the body as it came, forward `body`, reject)
+//! replies, lines := count:u32 str{count}
+//! line    := out:str sanitized:str counts:f64{5}          (a checked line, or the summary)
 //! opt     := 0 | 1 str
 //! str     := len:u32 utf8[len]
 //! ```
@@ -21,6 +25,8 @@ use crate::audit::{AuditRecord, RequestId};
 use crate::diagnostics::{Change, Diagnostic, Report};
 use crate::edit::{Edit, Put, Target};
 use crate::error::Error;
+use crate::wire::{Counts, Outcome, Verdict};
+use std::borrow::Cow;
 
 /// "No field" or "no member" in a target.
 const NONE: u8 = u8::MAX;
@@ -168,6 +174,53 @@ impl Answer<'_> {
     pub(super) fn retry(&mut self, flags: u8, cut: u32) {
         self.u8(flags);
         self.u32(cut);
+    }
+
+    /// A filter's outcome: what to do with the body, the filter's answers,
+    /// and a JSON line per message.
+    pub(super) fn outcome(&mut self, outcome: &Outcome) {
+        match &outcome.verdict {
+            Verdict::Forward { body, replies } => {
+                match body {
+                    Cow::Borrowed(_) => self.u8(0),
+                    Cow::Owned(body) => {
+                        self.u8(1);
+                        self.str(body);
+                    }
+                }
+                self.strs(replies);
+            }
+            Verdict::Reject { status, body } => {
+                self.u8(2);
+                self.u32(u32::from(*status));
+                self.str(body);
+                self.strs(&[]);
+            }
+        }
+        self.strs(&outcome.lines());
+    }
+
+    /// A checked line: what to print, what to write, and the counts so far.
+    pub(super) fn line(&mut self, out: &str, sanitized: &str, counts: &Counts) {
+        self.str(out);
+        self.str(sanitized);
+        let Counts {
+            messages,
+            errors,
+            warnings,
+            unparseable,
+            skipped,
+        } = *counts;
+        for count in [messages, errors, warnings, unparseable, skipped] {
+            self.0.extend_from_slice(&(count as f64).to_le_bytes());
+        }
+    }
+
+    fn strs(&mut self, texts: &[String]) {
+        self.u32(u32::try_from(texts.len()).unwrap_or(u32::MAX));
+        for text in texts {
+            self.str(text);
+        }
     }
 
     /// Raw text, for the description of the table.

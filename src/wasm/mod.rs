@@ -20,10 +20,11 @@ use crate::initiator::{self, Initiator};
 use crate::json::Slot;
 use crate::keys::{self, KeyOptions};
 use crate::legacy::{self, LiftOptions};
-use crate::options::Read;
+use crate::options::{Options, Read};
 use crate::policy::{FieldPolicy, Policy};
 use crate::schema::Place;
 use crate::view::{Envelope, Message};
+use crate::wire::{Check, Counts, Filter, FilterContext};
 use crate::{echo, invocation, sanitize, validate};
 
 /// What a tape asks for, by its first byte.
@@ -41,11 +42,16 @@ enum Op {
     IsValidMetaKey,
     IsReservedMetaKey,
     CheckPolicy,
+    CreateFilter,
+    Filter,
+    CreateCheck,
+    CheckLine,
+    CheckSummary,
 }
 
 impl Op {
     /// Every op, by its code.
-    const ALL: [Op; 12] = [
+    const ALL: [Op; 17] = [
         Op::Describe,
         Op::Validate,
         Op::Sanitize,
@@ -58,6 +64,11 @@ impl Op {
         Op::IsValidMetaKey,
         Op::IsReservedMetaKey,
         Op::CheckPolicy,
+        Op::CreateFilter,
+        Op::Filter,
+        Op::CreateCheck,
+        Op::CheckLine,
+        Op::CheckSummary,
     ];
 }
 
@@ -68,10 +79,12 @@ const RETRY: i32 = -2;
 /// The tape breaks its form: a fault of the JS side, never of the input.
 const MALFORMED: i32 = -3;
 
-/// The areas of a tape, by the number JS asks for room in.
+/// The areas of a tape, by the number JS asks for room in; the body a
+/// filter reads is a fourth.
 const RECORDS: usize = 0;
 const STRINGS: usize = 1;
 const VALUES: usize = 2;
+const BODY: usize = 3;
 
 #[cfg(target_arch = "wasm32")]
 #[global_allocator]
@@ -81,11 +94,17 @@ thread_local! {
     static RECORDS_AREA: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
     static STRINGS_AREA: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
     static VALUES_AREA: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    static BODY_AREA: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
     static ANSWER_AT: Cell<usize> = const { Cell::new(0) };
+    /// The filters made so far, by handle: kept for the module's life (a
+    /// gateway makes a few, once).
+    static FILTERS: RefCell<Vec<Filter>> = const { RefCell::new(Vec::new()) };
+    /// The checks made so far, by handle, each with what it has counted.
+    static CHECKS: RefCell<Vec<(Check, Counts)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Makes room for `len` bytes in an area of the tape (0 records, 1
-/// strings, 2 values) and says where it is. What the area held is kept; the
+/// strings, 2 values, 3 a filter's body) and says where it is. What the area held is kept; the
 /// room stays where it is until more is asked for.
 #[unsafe(no_mangle)]
 pub extern "C" fn room(area: usize, len: usize) -> *mut u8 {
@@ -101,6 +120,7 @@ pub extern "C" fn room(area: usize, len: usize) -> *mut u8 {
         RECORDS => RECORDS_AREA.with_borrow_mut(grow),
         STRINGS => STRINGS_AREA.with_borrow_mut(grow),
         VALUES => VALUES_AREA.with_borrow_mut(grow),
+        BODY => BODY_AREA.with_borrow_mut(grow),
         _ => std::ptr::null_mut(),
     };
     #[cfg(target_arch = "wasm32")]
@@ -148,7 +168,14 @@ enum Reply {
     Edits(Vec<crate::edit::Edit>),
     Record(Box<audit::AuditRecord>),
     Bool(bool),
-    Retry { flags: u8, cut: u32 },
+    /// A filter made: its handle.
+    Handle(i32),
+    /// A body filtered, in the answer already.
+    Filtered,
+    Retry {
+        flags: u8,
+        cut: u32,
+    },
 }
 
 /// Why a call did not run.
@@ -183,6 +210,8 @@ fn call((records, strings, values): (&[u8], &[u8], &[u8]), answer: &mut Answer) 
             return length(answer);
         }
         Some(Op::Validate) => report(&mut tape),
+        Some(Op::Filter) => filter(&mut tape, answer),
+        Some(Op::CheckLine | Op::CheckSummary) => check(op, &mut tape, answer),
         Some(op) => reply(op, &mut tape),
         None => return MALFORMED,
     };
@@ -195,6 +224,13 @@ fn call((records, strings, values): (&[u8], &[u8], &[u8]), answer: &mut Answer) 
         Ok(Reply::Edits(edits)) => answer.edits(&edits),
         Ok(Reply::Record(record)) => answer.record(&record),
         Ok(Reply::Bool(flag)) => return i32::from(flag),
+        Ok(Reply::Handle(handle)) => {
+            // The filter outlives the call: what the call allocated stays.
+            #[cfg(target_arch = "wasm32")]
+            bump::keep();
+            return handle;
+        }
+        Ok(Reply::Filtered) => {}
         Ok(Reply::Retry { flags, cut }) => {
             answer.retry(flags, cut);
             return RETRY;
@@ -354,7 +390,80 @@ fn reply(op: Op, tape: &mut Tape) -> Result<Reply, Fault> {
             Policy::from_slot(tape.whole()?)?;
             Reply::Bool(true)
         }
-        Op::Validate | Op::Describe => return Err(Fault::Malformed),
+        Op::CreateFilter => {
+            let filter = Filter::from_slot(tape.whole()?)?;
+            let handle = FILTERS.with_borrow_mut(|filters| {
+                filters.push(filter);
+                i32::try_from(filters.len() - 1)
+            });
+            Reply::Handle(handle.map_err(|_| Fault::Malformed)?)
+        }
+        Op::CreateCheck => {
+            let check = check_of(tape.whole()?)?;
+            let handle = CHECKS.with_borrow_mut(|checks| {
+                checks.push((check, Counts::default()));
+                i32::try_from(checks.len() - 1)
+            });
+            Reply::Handle(handle.map_err(|_| Fault::Malformed)?)
+        }
+        Op::Validate | Op::Describe | Op::Filter | Op::CheckLine | Op::CheckSummary => {
+            return Err(Fault::Malformed);
+        }
+    })
+}
+
+/// The check the npm command asks for: `filter` (the filter's options),
+/// `json` and `field`, as its flags say.
+fn check_of(value: Slot<'_>) -> Result<Check, Error> {
+    let options = Options::new(value, "check options", &["filter", "json", "field"])?;
+    Ok(Check {
+        filter: Filter::from_slot(options.get("filter"))?,
+        json: options.boolean("json")?.unwrap_or(false),
+        field: options.string("field")?,
+    })
+}
+
+/// A number the JS side wrote whole: a handle, a length, a line number.
+fn number(tape: &mut Tape) -> Result<f64, Fault> {
+    match tape.whole() {
+        Ok(Slot::Number(number)) => number.value().ok_or(Fault::Malformed),
+        _ => Err(Fault::Malformed),
+    }
+}
+
+/// A line of a capture through the check whose handle the tape holds (the
+/// line in the body's area): what to print and what to write; or the
+/// check's summary line.
+fn check(op: Option<Op>, tape: &mut Tape, answer: &mut Answer) -> Result<Reply, Fault> {
+    let handle = number(tape)? as usize;
+    CHECKS.with_borrow_mut(|checks| {
+        let (check, counts) = checks.get_mut(handle).ok_or(Fault::Malformed)?;
+        if op == Some(Op::CheckSummary) {
+            answer.line(&check.summary(counts), "", counts);
+            return Ok(Reply::Filtered);
+        }
+        let (line, length) = (number(tape)?, number(tape)? as usize);
+        BODY_AREA.with_borrow(|body| {
+            let text = body.get(..length).ok_or(Fault::Malformed)?;
+            let checked = check.line(line as u64, text, counts);
+            answer.line(&checked.out, &checked.sanitized, counts);
+            Ok(Reply::Filtered)
+        })
+    })
+}
+
+/// `filter(body, context)` of the filter whose handle the tape holds, on
+/// the body in its area: the outcome, written to `answer`.
+fn filter(tape: &mut Tape, answer: &mut Answer) -> Result<Reply, Fault> {
+    let (handle, length) = (number(tape)?, number(tape)?);
+    let context = FilterContext::from_slot(tape.whole()?)?;
+    FILTERS.with_borrow(|filters| {
+        BODY_AREA.with_borrow(|body| {
+            let filter = filters.get(handle as usize).ok_or(Fault::Malformed)?;
+            let body = body.get(..length as usize).ok_or(Fault::Malformed)?;
+            answer.outcome(&filter.filter(body, &context));
+            Ok(Reply::Filtered)
+        })
     })
 }
 
@@ -369,6 +478,14 @@ fn first_read(op: Op) -> u8 {
         Op::AuditRecord => audit::READS,
         Op::LiftLegacyArguments => legacy::READS,
         Op::AttachInvocation => invocation::READS,
-        Op::Describe | Op::IsValidMetaKey | Op::IsReservedMetaKey | Op::CheckPolicy => 0,
+        Op::Describe
+        | Op::IsValidMetaKey
+        | Op::IsReservedMetaKey
+        | Op::CheckPolicy
+        | Op::CreateFilter
+        | Op::Filter
+        | Op::CreateCheck
+        | Op::CheckLine
+        | Op::CheckSummary => 0,
     }
 }

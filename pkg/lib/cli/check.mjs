@@ -1,13 +1,13 @@
-// `mcp-provenance check`: every message of a capture (one JSON-RPC message or
-// batch per line) through validate, streaming, in constant memory; each
-// diagnostic printed with its line, and a summary line. Optionally each
-// message sanitized into another file.
+// `mcp-provenance check`: every line of a capture (one JSON-RPC message or
+// batch) through the core's check, which runs the wire filter on the line's
+// bytes and writes what to print (src/wire/check.rs): the native command
+// prints the same by construction. Streaming; optionally each line as the
+// filter lets it go on, into another file (an empty line where it does not).
 import { createReadStream, createWriteStream, statSync } from "node:fs";
 import { once } from "node:events";
-import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 
-import { createProvenance } from "../api.mjs";
+import { call } from "../boundary.mjs";
 
 export const CHECK_USAGE = `usage: mcp-provenance check <file.jsonl | -> [options]
 
@@ -57,34 +57,42 @@ function options(argv) {
   const { values, positionals } = parsed;
   if (positionals.length !== 1) throw new UsageError("check takes one file (or - for standard input)");
   if (!["text", "json"].includes(values.format)) throw new UsageError("--format is text or json");
-  const policy = {
-    ...(values.key && { invocationKey: values.key }),
-    ...(values["ui-key"] && { uiKey: values["ui-key"] }),
-    ...(values["redact-intent"] && { userIntent: "redact" }),
-  };
+  const policy = { ...(values["redact-intent"] && { userIntent: "redact" }) };
   for (const [flag, name] of Object.entries(LIMITS)) {
     if (values[flag] === undefined) continue;
     if (!/^\d+$/.test(values[flag])) throw new UsageError(`--${flag} takes a whole number of bytes`);
     policy[name] = Number(values[flag]);
   }
-  let mp;
+  const filter = {
+    ...(values.key && { invocationKeys: [values.key] }),
+    ...(values["ui-key"] && { uiKeys: [values["ui-key"]] }),
+    // The copy written is sanitized under the policy, the default one included; a policy given is checked either way.
+    ...((values.sanitize !== undefined || Object.keys(policy).length > 0) && { policy }),
+  };
+  let handle;
   try {
-    mp = createProvenance(policy);
+    handle = call("CreateCheck", (w) => w.whole({ filter, json: values.format === "json", field: values.field }), (_, made) => made);
   } catch (error) {
     throw new UsageError(`${error.message} (${error.code})`);
   }
-  return { file: positionals[0], format: values.format, field: values.field, sanitize: values.sanitize, mp };
+  return { file: positionals[0], sanitize: values.sanitize, handle };
 }
 
-/** One line of text output for a diagnostic. */
-const describe = (line, at, d) => `line ${line}${at}: ${d.severity} ${d.rule} ${d.code} ${d.path || "/"} ${d.message}`;
+/** A line through the core's check (src/wire/check.rs): what to print, what to write, the counts so far. */
+function checkLine(handle, number, bytes) {
+  return call("CheckLine", (w) => {
+    w.whole(handle);
+    w.whole(number);
+    w.whole(w.body(bytes));
+  }, (answer) => answer.line());
+}
 
 /**
  * Runs `check` with `argv` (after the word "check"); `io` holds stdin,
  * stdout, stderr (streams) and whether stderr is a terminal. The exit code.
  */
 export async function check(argv, io) {
-  const { file, format, field, sanitize, mp } = options(argv);
+  const { file, sanitize, handle } = options(argv);
   let input;
   let total;
   try {
@@ -99,63 +107,43 @@ export async function check(argv, io) {
     return 2;
   }
   const out = sanitize ? createWriteStream(sanitize) : undefined;
-  const counts = { messages: 0, errors: 0, warnings: 0, unparseable: 0, skipped: 0 };
-  const write = (text) => (io.stdout.write(text) ? undefined : once(io.stdout, "drain"));
+  const write = (text) => (text === "" || io.stdout.write(text) ? undefined : once(io.stdout, "drain"));
   let read = 0;
   let shown = 0;
+  let counts = { messages: 0 };
   const progress = io.progress && total ? setInterval(() => {
     io.stderr.write(`\r${(read / 2 ** 20).toFixed(0)} of ${(total / 2 ** 20).toFixed(0)} MB, ${counts.messages} messages`);
     shown = 1;
   }, 250) : undefined;
 
-  let line = 0;
-  for await (const text of createInterface({ input, crlfDelay: Infinity })) {
-    line++;
-    read += Buffer.byteLength(text) + 1;
-    if (text.trim() === "") continue;
-    let value;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      counts.unparseable++;
-      await write(format === "json" ? `${JSON.stringify({ line, unparseable: true })}\n` : `line ${line}: not JSON\n`);
-      continue;
-    }
-    if (field !== undefined) {
-      if (typeof value !== "object" || value === null || !(field in value)) {
-        counts.skipped++;
-        continue;
-      }
-      value = value[field];
-    }
-    const batch = Array.isArray(value);
-    const messages = batch ? value : [value];
-    const sanitized = [];
-    for (const [index, message] of messages.entries()) {
-      counts.messages++;
-      const at = batch ? `[${index}]` : "";
-      const { valid, diagnostics } = mp.validate(message);
-      for (const d of diagnostics) counts[d.severity === "error" ? "errors" : "warnings"]++;
-      if (format === "json") await write(`${JSON.stringify({ line, ...(batch && { index }), valid, diagnostics })}\n`);
-      else for (const d of diagnostics) await write(`${describe(line, at, d)}\n`);
-      if (out) {
-        try {
-          sanitized.push(mp.sanitize(message).message);
-        } catch (error) {
-          // What cannot be sanitized is not written as it came.
-          await write(format === "json" ? `${JSON.stringify({ line, ...(batch && { index }), notSanitized: error.code })}\n`
-            : `line ${line}${at}: not written to ${sanitize}: ${error.code}\n`);
-        }
-      }
-    }
-    if (out && sanitized.length) {
-      if (!out.write(`${JSON.stringify(batch ? sanitized : sanitized[0])}\n`)) await once(out, "drain");
-    }
+  let number = 0;
+  for await (const line of lines(input)) {
+    number++;
+    read += line.length + 1;
+    const checked = checkLine(handle, number, line);
+    counts = checked.counts;
+    await write(checked.out);
+    if (out && !out.write(`${checked.sanitized}\n`)) await once(out, "drain");
   }
   clearInterval(progress);
   if (shown) io.stderr.write("\n");
   if (out) await new Promise((resolve, reject) => out.end((error) => (error ? reject(error) : resolve())));
-  const summary = `checked ${counts.messages} messages: ${counts.errors} errors, ${counts.warnings} warnings, ${counts.unparseable} unparseable`;
-  await write(format === "json" ? `${JSON.stringify({ summary: counts })}\n` : `${summary}${counts.skipped ? ` (${counts.skipped} lines without ${field} skipped)` : ""}\n`);
-  return counts.errors > 0 ? 1 : 0;
+  const summary = call("CheckSummary", (w) => w.whole(handle), (answer) => answer.line());
+  await write(summary.out);
+  return summary.counts.errors > 0 ? 1 : 0;
+}
+
+/** The lines of a stream of bytes, each without its line feed, as bytes: the core reads them as they came. */
+async function* lines(input) {
+  let rest = Buffer.alloc(0);
+  for await (const chunk of input) {
+    let data = rest.length ? Buffer.concat([rest, chunk]) : chunk;
+    let at;
+    while ((at = data.indexOf(10)) >= 0) {
+      yield data.subarray(0, at);
+      data = data.subarray(at + 1);
+    }
+    rest = Buffer.from(data);
+  }
+  if (rest.length) yield rest;
 }

@@ -1,0 +1,533 @@
+//! The wire filter: from the bytes a gateway receives to the bytes it
+//! forwards, in one operation (WIRE-1..WIRE-6).
+//!
+//! A gateway holds bytes, not objects, and what it promises is about the
+//! bytes the server will read. [`Filter::filter`] reads a body once, strictly
+//! ([`parse`]), runs the rules on what it read (the same views and rules as
+//! the object API), and carries out their edits on the text ([`patch`]):
+//! every byte no rule changed goes on as it came. What it decides is an
+//! outcome ([`Outcome`]): what to forward or how to refuse, the filter's own
+//! answers, and one account of each message.
+
+mod check;
+mod doc;
+mod line;
+mod options;
+mod outcome;
+mod parse;
+mod patch;
+mod scan;
+
+pub use check::{Check, Counts, Line};
+pub(crate) use doc::{Container, Entries};
+pub use options::{FilterContext, FilterOptions};
+pub use outcome::{MessageKind, Outcome, Seen, Verdict};
+
+use self::doc::{Doc, Entry, Raw, Span};
+use self::outcome::{Refusal, reply};
+use self::parse::{Body, Fault, Keys, Parser};
+use self::patch::Patch;
+use crate::audit::{self, AuditContext, RequestId};
+use crate::diagnostics::{Code, Diagnostic, Report, Rule, Severity};
+use crate::echo;
+use crate::error::Error;
+use crate::initiator;
+use crate::invocation;
+use crate::json::Slot;
+use crate::keys::KeyOptions;
+use crate::legacy;
+use crate::path::Path;
+use crate::policy::{IntentPolicy, Policy};
+use crate::sanitize;
+use crate::schema::{ENVELOPE, Place, Reads, USER_INTENT};
+use crate::validate;
+use crate::view::Message;
+
+/// Every place of the table: the filter reads them all.
+const ALL: Reads = Reads::MAX;
+
+/// A gateway's filter, its options bound and checked once.
+///
+/// # Examples
+///
+/// ```
+/// use mcp_provenance::{Filter, FilterContext, FilterOptions, IntentPolicy, Policy, Verdict};
+///
+/// let filter = Filter::new(FilterOptions {
+///     policy: Some(Policy { user_intent: IntentPolicy::Redact, ..Policy::default() }),
+///     ..FilterOptions::default()
+/// })?;
+/// let body = br#"{"jsonrpc":"2.0","id":12345678901234567890,"method":"tools/call","params":{"name":"q",
+///   "arguments":{"n":1e400},"_meta":{"io.modelcontextprotocol/aiInvocation":{"userIntent":{"text":"secret"}}}}}"#;
+/// let outcome = filter.filter(body, &FilterContext::default());
+/// let Verdict::Forward { body, .. } = &outcome.verdict else { panic!("forwarded") };
+/// assert_eq!(body, r#"{"jsonrpc":"2.0","id":12345678901234567890,"method":"tools/call","params":{"name":"q",
+///   "arguments":{"n":1e400},"_meta":{"io.modelcontextprotocol/aiInvocation":{"userIntent":{"redacted":true}}}}}"#);
+/// assert_eq!(outcome.messages[0].changes[0].action.as_str(), "redacted");
+/// # Ok::<(), mcp_provenance::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Filter {
+    options: FilterOptions,
+    keys: Keys,
+    /// The policy in force: the one given, else the default.
+    policy: Policy,
+    /// Every pair of keys a message is read under, each with the policy
+    /// under those keys: the standard pair first, then each vendor
+    /// invocation key with the standard `ui` key, then the standard
+    /// invocation key with each vendor `ui` key.
+    pairs: Vec<Policy>,
+}
+
+/// One message looked at: its account, the text it goes on as (when
+/// changed), the filter's answer to it (when refused), and whether it goes on.
+pub(super) struct Looked {
+    seen: Seen,
+    text: Option<String>,
+    reply: Option<String>,
+    span: Span,
+}
+
+impl Filter {
+    /// A filter with `options`, checked: vendor keys valid, not reserved and
+    /// distinct (KEY-3), limits in range.
+    ///
+    /// # Errors
+    ///
+    /// A KEY-3 code, `invalid-limit` or `invalid-option` (RangeError).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use mcp_provenance::{Code, Filter, FilterOptions};
+    ///
+    /// let options = FilterOptions { invocation_keys: vec!["io.mcp/x".into()], ..FilterOptions::default() };
+    /// assert_eq!(Filter::new(options).unwrap_err().code(), Code::ReservedKey);
+    /// ```
+    pub fn new(options: FilterOptions) -> Result<Self, Error> {
+        let keys = options.check()?;
+        let policy = options.policy.clone().unwrap_or_default();
+        let pair = |invocation: Option<&String>, ui: Option<&String>| Policy {
+            keys: KeyOptions {
+                invocation_key: invocation.cloned(),
+                ui_key: ui.cloned(),
+            },
+            ..policy.clone()
+        };
+        let pairs = std::iter::once(pair(None, None))
+            .chain(
+                keys.invocation
+                    .iter()
+                    .skip(1)
+                    .map(|key| pair(Some(key), None)),
+            )
+            .chain(keys.ui.iter().skip(1).map(|key| pair(None, Some(key))))
+            .collect();
+        Ok(Filter {
+            options,
+            keys,
+            policy,
+            pairs,
+        })
+    }
+
+    /// A filter from options with their JS names (`null` for the defaults).
+    ///
+    /// # Errors
+    ///
+    /// `unknown-option` for a name the options do not have (a policy option
+    /// outside `policy` included), and the errors of [`Filter::new`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use mcp_provenance::{Code, Filter};
+    /// use serde_json::json;
+    ///
+    /// let err = Filter::from_value(&json!({"userIntent": "redact"})).unwrap_err();
+    /// assert_eq!(err.code(), Code::UnknownOption);
+    /// assert_eq!(err.to_string(), "filter options have no option `userIntent`: policy options go in `policy`");
+    /// assert!(Filter::from_value(&json!({"policy": {"userIntent": "redact"}, "invocationKeys": ["com.example/ai"]})).is_ok());
+    /// ```
+    #[cfg(feature = "value")]
+    pub fn from_value(value: &serde_json::Value) -> Result<Self, Error> {
+        Self::from_slot(Slot::of(value))
+    }
+
+    /// A filter from options read as a slot.
+    pub(crate) fn from_slot(value: Slot<'_>) -> Result<Self, Error> {
+        Filter::new(FilterOptions::from_slot(value)?)
+    }
+
+    /// The options it was made with.
+    pub fn options(&self) -> &FilterOptions {
+        &self.options
+    }
+
+    /// Filters one HTTP request body: what to forward, or how to refuse it,
+    /// and an account of each message. Never fails: what cannot be processed
+    /// is refused, never passed on as it came.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use mcp_provenance::{Filter, FilterContext, FilterOptions, MessageKind, Verdict};
+    ///
+    /// let filter = Filter::new(FilterOptions::default())?;
+    /// let outcome = filter.filter(br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}, 7]"#, &FilterContext::default());
+    /// let Verdict::Forward { body, replies } = &outcome.verdict else { panic!("forwarded") };
+    /// assert_eq!(body, r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#);
+    /// assert_eq!(replies[0], r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"not a JSON-RPC request, notification or response","data":{"code":"invalid-request"}}}"#);
+    /// assert_eq!(outcome.messages[1].kind, MessageKind::Malformed);
+    /// # Ok::<(), mcp_provenance::Error>(())
+    /// ```
+    pub fn filter<'b>(&self, body: &'b [u8], context: &FilterContext) -> Outcome<'b> {
+        let Ok(text) = std::str::from_utf8(body) else {
+            return Outcome::refuse(Refusal::NotUtf8);
+        };
+        let parser = Parser::new(&self.keys, self.options.max_depth as usize);
+        let context = AuditContext {
+            received_at: context.received_at.clone(),
+            principal: context.principal.clone(),
+            session_id: context.session_id.clone(),
+            policy: Some(self.policy.clone()),
+        };
+        match parser.body(text, self.options.max_batch as usize) {
+            Err(_) => Outcome::refuse(Refusal::NotJson),
+            Ok(Body::TooMany) => Outcome::refuse(Refusal::BatchTooLarge(self.options.max_batch)),
+            Ok(Body::Batch(_, messages)) if messages.is_empty() => {
+                Outcome::refuse(Refusal::EmptyBatch)
+            }
+            Ok(Body::One(message)) => {
+                let looked = self.look(&parser, &message, None, &context);
+                Outcome::assemble(text, None, vec![looked])
+            }
+            Ok(Body::Batch(span, messages)) => {
+                let looked = messages
+                    .iter()
+                    .enumerate()
+                    .map(|(index, message)| self.look(&parser, message, Some(index), &context))
+                    .collect();
+                Outcome::assemble(text, Some(span), looked)
+            }
+        }
+    }
+
+    /// The text of the member `name` of the object `body` as it came, when
+    /// there is one; `Err` when `body` is not JSON text.
+    pub(crate) fn member<'b>(&self, body: &'b [u8], name: &str) -> Result<Option<&'b [u8]>, ()> {
+        let text = std::str::from_utf8(body).map_err(|_| ())?;
+        let parser = Parser::new(&self.keys, self.options.max_depth as usize);
+        let span = parser.member(text, name).map_err(|_| ())?;
+        Ok(span.and_then(|span| body.get(span.start..span.end)))
+    }
+
+    /// Whether the policy keeps users' words from servers.
+    fn redacting(&self) -> bool {
+        self.options.policy.is_some() && self.policy.user_intent != IntentPolicy::Keep
+    }
+
+    /// The views of a message under each pair of keys, in the order of `pairs`.
+    fn views<'d>(&self, message: Slot<'d>) -> Vec<Message<'d>> {
+        self.pairs
+            .iter()
+            .map(|pair| Message::of_slot(message, &pair.keys, ALL))
+            .collect()
+    }
+
+    /// Looks at one message of the body.
+    fn look(
+        &self,
+        parser: &Parser,
+        message: &parse::Message,
+        index: Option<usize>,
+        context: &AuditContext,
+    ) -> Looked {
+        let doc = &message.doc;
+        let root = message.root;
+        let views = self.views(doc.slot(&root));
+        let Some(view) = views.first() else {
+            return looked_refused(index, root, Code::InternalError);
+        };
+        let kind = kind_of(view);
+        let mut looked = Looked {
+            seen: Seen::new(index, kind, request_id(view)),
+            text: None,
+            reply: None,
+            span: root.value,
+        };
+        let refused = match message.fault {
+            Some(Fault::TooDeep) => Err(Code::TooDeep),
+            Some(Fault::Duplicate) => Err(Code::DuplicateMember),
+            None => match kind {
+                MessageKind::Request | MessageKind::Notification => {
+                    self.request(parser, doc, root, &views, context, &mut looked)
+                }
+                MessageKind::Response => self.response(doc, root, &views, &mut looked),
+                MessageKind::Malformed => {
+                    let mut found = validate::check(view, None, &KeyOptions::default()).diagnostics;
+                    if found.is_empty() {
+                        // An object `validate` takes as a message, but whose id JSON-RPC refuses.
+                        found.push(Diagnostic::error(
+                            Code::InvalidRequest,
+                            Rule::Wire2,
+                            "/id".to_owned(),
+                            "`id` must be a string or a number",
+                        ));
+                    }
+                    looked.seen.diagnostics = found;
+                    Err(Code::InvalidRequest)
+                }
+            },
+        };
+        if let Err(code) = refused {
+            looked.seen.refused = Some(code);
+            if code != Code::InvalidRequest {
+                looked.seen.diagnostics.push(outcome::refusal(code));
+            }
+            let id = id_text(doc, &root);
+            if id.is_none() {
+                looked.seen.id = None;
+            }
+            looked.text = None;
+            looked.seen.record = None;
+            looked.seen.changes.clear();
+            if kind != MessageKind::Notification || code == Code::InvalidRequest {
+                looked.reply = Some(reply(id.unwrap_or("null"), code));
+            }
+        }
+        let findings = looked
+            .seen
+            .record
+            .as_ref()
+            .map_or(&looked.seen.diagnostics, |r| &r.diagnostics);
+        looked.seen.valid =
+            looked.seen.refused.is_none() && findings.iter().all(|d| d.severity != Severity::Error);
+        looked
+    }
+
+    /// A request or notification: refused (with its code), or its record
+    /// made and the text it goes on as.
+    fn request(
+        &self,
+        parser: &Parser,
+        doc: &Doc,
+        root: Entry,
+        views: &[Message],
+        context: &AuditContext,
+        looked: &mut Looked,
+    ) -> Result<(), Code> {
+        let view = views.first().ok_or(Code::InternalError)?;
+        let configured = |name: &str| self.keys.invocation.iter().any(|key| key == name);
+        if self.redacting()
+            && view.get(Place::BareIntent).is_present()
+            && !configured(ENVELOPE[USER_INTENT].name)
+        {
+            return Err(Code::BareUserIntent);
+        }
+        let lifted = if self.options.lift_legacy {
+            let edits = legacy::lift(view, true).map_err(|error| error.code())?;
+            looked
+                .seen
+                .changes
+                .extend(legacy::changes(&edits, &KeyOptions::default()));
+            let mut patch = Patch::new(doc, root);
+            for edit in &edits {
+                patch
+                    .edit(edit, &KeyOptions::default())
+                    .map_err(|_| Code::InternalError)?;
+            }
+            patch.text()
+        } else {
+            None
+        };
+        match &lifted {
+            Some(text) => {
+                let lifted = parser.one(text).map_err(|_| Code::InternalError)?;
+                let views = self.views(lifted.doc.slot(&lifted.root));
+                let mut out = self.record(&lifted.doc, lifted.root, &views, context, looked)?;
+                looked.text = Some(out.take().unwrap_or_else(|| text.clone()));
+            }
+            None => looked.text = self.record(doc, root, views, context, looked)?,
+        }
+        Ok(())
+    }
+
+    /// Records a request and sanitizes each envelope it carries as the
+    /// policy says; the text it goes on as, when that changed.
+    fn record(
+        &self,
+        doc: &Doc,
+        root: Entry,
+        views: &[Message],
+        context: &AuditContext,
+        looked: &mut Looked,
+    ) -> Result<Option<String>, Code> {
+        let pairs = self.pairs.iter().zip(views);
+        let mut pairs_after = pairs.clone();
+        let Some((primary, primary_view)) = pairs_after.next() else {
+            return Err(Code::InternalError);
+        };
+        let mut diagnostics = validate::findings(primary_view, None, &primary.keys);
+        for (pair, view) in pairs_after {
+            let keys = &pair.keys;
+            if keys.invocation_key.is_some() {
+                let path = Path::place(Place::Envelope, keys);
+                validate::check_envelope(&view.envelope, &path, &mut diagnostics);
+            } else {
+                initiator::check(view, keys, &mut diagnostics);
+            }
+        }
+        let mut patch = Patch::new(doc, root);
+        let envelopes = pairs
+            .clone()
+            .filter(|(pair, view)| pair.keys.ui_key.is_none() && view.envelope.value.is_present());
+        for (pair, view) in envelopes {
+            if self.options.policy.is_none() && !has_error(view, &pair.keys) {
+                continue;
+            }
+            let plan = sanitize::plan(view, pair).map_err(|error| error.code())?;
+            looked.seen.changes.extend(plan.changes);
+            for edit in &plan.edits {
+                patch
+                    .edit(edit, &pair.keys)
+                    .map_err(|_| Code::InternalError)?;
+            }
+        }
+        // The record reads the first envelope found and the first ui entry found.
+        let first = |present: &dyn Fn(&Message) -> bool| {
+            pairs
+                .clone()
+                .find(|(_, view)| present(view))
+                .map(|(pair, _)| pair)
+        };
+        let invocation = first(&|view| view.envelope.value.is_present()).unwrap_or(primary);
+        let ui = first(&|view| view.get(Place::Ui).is_present()).unwrap_or(primary);
+        let report = Report::from(diagnostics);
+        let record = if std::ptr::eq(invocation, primary) && std::ptr::eq(ui, primary) {
+            let context = AuditContext {
+                policy: Some(primary.clone()),
+                ..context.clone()
+            };
+            audit::record_with(primary_view, &context, report.diagnostics)
+        } else {
+            let policy = Policy {
+                keys: KeyOptions {
+                    invocation_key: invocation.keys.invocation_key.clone(),
+                    ui_key: ui.keys.ui_key.clone(),
+                },
+                ..self.policy.clone()
+            };
+            let view = Message::of_slot(doc.slot(&root), &policy.keys, ALL);
+            let context = AuditContext {
+                policy: Some(policy),
+                ..context.clone()
+            };
+            audit::record_with(&view, &context, report.diagnostics)
+        };
+        looked.seen.record = Some(record.map_err(|error| error.code())?);
+        Ok(patch.text())
+    }
+
+    /// A response: its findings, and under a redacting policy its envelopes
+    /// cut down to `turnId` (AI-11).
+    fn response(
+        &self,
+        doc: &Doc,
+        root: Entry,
+        views: &[Message],
+        looked: &mut Looked,
+    ) -> Result<(), Code> {
+        let view = views.first().ok_or(Code::InternalError)?;
+        looked.seen.diagnostics = validate::check(view, None, &KeyOptions::default()).diagnostics;
+        if !self.redacting() {
+            return Ok(());
+        }
+        let mut patch = Patch::new(doc, root);
+        let envelopes = self.pairs.iter().zip(views);
+        for (pair, view) in envelopes.filter(|(pair, _)| pair.keys.ui_key.is_none()) {
+            let (changes, edits) = echo::trim(view, &pair.keys);
+            looked.seen.changes.extend(changes);
+            for edit in &edits {
+                patch
+                    .edit(edit, &pair.keys)
+                    .map_err(|_| Code::InternalError)?;
+            }
+        }
+        looked.text = patch.text();
+        Ok(())
+    }
+}
+
+/// The account of a message that could not even be looked at.
+fn looked_refused(index: Option<usize>, root: Entry, code: Code) -> Looked {
+    let mut seen = Seen::new(index, MessageKind::Malformed, None);
+    seen.refused = Some(code);
+    Looked {
+        seen,
+        text: None,
+        reply: Some(reply("null", code)),
+        span: root.value,
+    }
+}
+
+/// Whether an envelope breaks its schema: a repair is due even where no
+/// policy was given.
+fn has_error(view: &Message, keys: &KeyOptions) -> bool {
+    let mut found = Vec::new();
+    invocation::check(
+        &view.envelope,
+        &Path::place(Place::Envelope, keys),
+        &mut found,
+    );
+    found
+        .iter()
+        .any(|d: &Diagnostic| d.severity == Severity::Error)
+}
+
+/// What kind of JSON-RPC message a view is.
+fn kind_of(view: &Message) -> MessageKind {
+    let id = view.get(Place::Id);
+    let id_ok = matches!(id, Slot::String(_) | Slot::Number(_));
+    if !view.get(Place::Root).is_object() {
+        return MessageKind::Malformed;
+    }
+    match view.get(Place::Method) {
+        Slot::String(_) if !id.is_present() => MessageKind::Notification,
+        Slot::String(_) if id_ok => MessageKind::Request,
+        Slot::Absent if view.is_response() && (id_ok || matches!(id, Slot::Null)) => {
+            MessageKind::Response
+        }
+        _ => MessageKind::Malformed,
+    }
+}
+
+/// The request id, as a record keeps it.
+fn request_id(view: &Message) -> Option<RequestId> {
+    match view.get(Place::Id) {
+        Slot::Number(number) => number.to_json().map(RequestId::Number),
+        Slot::String(text) => Some(RequestId::String(audit::name(text.text))),
+        _ => None,
+    }
+}
+
+/// The id of a message as it came, when it is one JSON-RPC allows and it
+/// is not in doubt (duplicated).
+fn id_text<'d>(doc: &'d Doc, root: &Entry) -> Option<&'d str> {
+    let Raw::Node(node) = root.raw else {
+        return None;
+    };
+    let node = doc.get(node)?;
+    let mut ids = doc
+        .entries(node)
+        .iter()
+        .filter(|entry| entry.name.is_some_and(|name| doc.str(name) == "id"));
+    let entry = ids.next()?;
+    if ids.next().is_some() {
+        return None;
+    }
+    match entry.raw {
+        Raw::String(_) | Raw::Number | Raw::Null => Some(doc.at(entry.value)),
+        _ => None,
+    }
+}

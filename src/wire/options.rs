@@ -1,0 +1,235 @@
+//! The options of a wire filter, bound once, and what a gateway knows of
+//! each body it filters.
+
+use super::parse::Keys;
+use crate::audit::AuditContext;
+use crate::diagnostics::Code;
+use crate::error::Error;
+use crate::json::Slot;
+use crate::keys::{AI_INVOCATION_KEY, KeyOptions, UI_KEY};
+use crate::options::{Options, Read};
+use crate::policy::Policy;
+
+/// The range of `maxBatch`.
+const BATCH_LIMITS: (u32, u32) = (1, 100_000);
+/// The range of `maxDepth`.
+const DEPTH_LIMITS: (u32, u32) = (8, 4096);
+
+/// How a [`Filter`](crate::Filter) treats each body.
+///
+/// # Examples
+///
+/// ```
+/// use mcp_provenance::FilterOptions;
+///
+/// let options = FilterOptions::default();
+/// assert_eq!((options.max_batch, options.max_depth), (1000, 128));
+/// assert!(options.policy.is_none() && options.invocation_keys.is_empty());
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FilterOptions {
+    /// Sanitize every envelope under this policy (its keys are left at the
+    /// defaults: the filter's keys are `invocation_keys` and `ui_keys`).
+    /// Without one, a valid envelope goes on untouched (AI-12) and an invalid
+    /// one as `sanitize` repairs it under the default policy.
+    pub policy: Option<Policy>,
+    /// Lift legacy `user_query` / `invocation_reason` arguments into the
+    /// standard envelope, removing them from `arguments` (AI-17).
+    pub lift_legacy: bool,
+    /// Vendor keys of envelopes, read besides the standard one (KEY-3).
+    pub invocation_keys: Vec<String>,
+    /// Vendor keys of `ui` entries, read besides the standard one (KEY-3).
+    pub ui_keys: Vec<String>,
+    /// The most messages a batch may hold (WIRE-4); 1 to 100,000, default 1,000.
+    pub max_batch: u32,
+    /// The deepest a message may nest (WIRE-4); 8 to 4,096, default 128,
+    /// where `serde_json` stops.
+    pub max_depth: u32,
+}
+
+impl Default for FilterOptions {
+    fn default() -> Self {
+        FilterOptions {
+            policy: None,
+            lift_legacy: false,
+            invocation_keys: Vec::new(),
+            ui_keys: Vec::new(),
+            max_batch: 1000,
+            max_depth: 128,
+        }
+    }
+}
+
+/// The names of a policy's options inside the filter's `policy`: all but the keys.
+fn policy_names() -> &'static [&'static str] {
+    Policy::NAMES.get(2..).unwrap_or_default()
+}
+
+impl FilterOptions {
+    /// Reads the options from their JS names. A policy option outside
+    /// `policy` is refused with a hint: the policy one level too high would
+    /// otherwise be a policy silently not in force.
+    pub(crate) fn from_slot(value: Slot<'_>) -> Result<Self, Error> {
+        let misplaced = value
+            .tree()
+            .members()
+            .find(|(name, _)| policy_names().contains(name));
+        if let (Slot::Object(_), Some((name, _))) = (value, misplaced) {
+            return Err(Error::new(
+                Code::UnknownOption,
+                format!("filter options have no option `{name}`: policy options go in `policy`"),
+            ));
+        }
+        Self::read(&Options::new(value, Self::WHAT, Self::NAMES)?)
+    }
+
+    /// Checks that the bounds are in range.
+    pub(crate) fn check_limits(&self) -> Result<(), Error> {
+        for (name, value, (low, high)) in [
+            ("maxBatch", self.max_batch, BATCH_LIMITS),
+            ("maxDepth", self.max_depth, DEPTH_LIMITS),
+        ] {
+            if !(low..=high).contains(&value) {
+                return Err(Error::new(
+                    Code::InvalidLimit,
+                    format!("filter option `{name}` must be an integer from {low} to {high}"),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Read for FilterOptions {
+    const WHAT: &'static str = "filter options";
+    const NAMES: &'static [&'static str] = &[
+        "policy",
+        "liftLegacy",
+        "invocationKeys",
+        "uiKeys",
+        "maxBatch",
+        "maxDepth",
+    ];
+
+    fn read(options: &Options) -> Result<Self, Error> {
+        let default = FilterOptions::default();
+        let policy = match options.get("policy") {
+            Slot::Absent => None,
+            slot => Some(Policy::read(&Options::new(
+                slot,
+                "filter policy",
+                policy_names(),
+            )?)?),
+        };
+        Ok(FilterOptions {
+            policy,
+            lift_legacy: options.boolean("liftLegacy")?.unwrap_or(false),
+            invocation_keys: options.strings("invocationKeys")?.unwrap_or_default(),
+            ui_keys: options.strings("uiKeys")?.unwrap_or_default(),
+            max_batch: options.limit("maxBatch")?.unwrap_or(default.max_batch),
+            max_depth: options.limit("maxDepth")?.unwrap_or(default.max_depth),
+        })
+    }
+}
+
+/// What a gateway knows of a body it filters: recorded as witnessed.
+///
+/// # Examples
+///
+/// ```
+/// use mcp_provenance::FilterContext;
+///
+/// let context = FilterContext { session_id: Some("s-1".into()), ..FilterContext::default() };
+/// assert_eq!(context.session_id.as_deref(), Some("s-1"));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FilterContext {
+    /// When the body arrived (`receivedAt`).
+    pub received_at: Option<String>,
+    /// Who sent it, as the gateway authenticated them.
+    pub principal: Option<String>,
+    /// The transport session (`sessionId`).
+    pub session_id: Option<String>,
+}
+
+impl FilterContext {
+    /// Reads a context from JSON with the JS names (`null` for none).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use mcp_provenance::{Code, FilterContext};
+    /// use serde_json::json;
+    ///
+    /// let err = FilterContext::from_value(&json!({"policy": {}})).unwrap_err();
+    /// assert_eq!(err.code(), Code::UnknownOption);
+    /// ```
+    #[cfg(feature = "value")]
+    pub fn from_value(value: &serde_json::Value) -> Result<Self, Error> {
+        Self::from_slot(Slot::of(value))
+    }
+}
+
+impl Read for FilterContext {
+    const WHAT: &'static str = "filter context";
+    const NAMES: &'static [&'static str] = &["receivedAt", "principal", "sessionId"];
+
+    fn read(options: &Options) -> Result<Self, Error> {
+        let AuditContext {
+            received_at,
+            principal,
+            session_id,
+            ..
+        } = AuditContext::read(options)?;
+        Ok(FilterContext {
+            received_at,
+            principal,
+            session_id,
+        })
+    }
+}
+
+/// The key of a kind of `_meta` entry in the list the filter reads: the
+/// standard one first, then the vendor keys, each once.
+fn keys_of(standard: &str, vendor: &[String]) -> Vec<String> {
+    let mut keys = vec![standard.to_owned()];
+    for key in vendor {
+        if !keys.contains(key) {
+            keys.push(key.clone());
+        }
+    }
+    keys
+}
+
+impl FilterOptions {
+    /// Checks the options; the keys the filter reads.
+    pub(super) fn check(&self) -> Result<Keys, Error> {
+        if let Some(policy) = &self.policy {
+            policy.check()?;
+        }
+        self.check_limits()?;
+        let invocation = keys_of(AI_INVOCATION_KEY, &self.invocation_keys);
+        let ui = keys_of(UI_KEY, &self.ui_keys);
+        for key in invocation.iter().skip(1) {
+            KeyOptions {
+                invocation_key: Some(key.clone()),
+                ui_key: None,
+            }
+            .check()?;
+        }
+        for key in ui.iter().skip(1) {
+            KeyOptions {
+                invocation_key: None,
+                ui_key: Some(key.clone()),
+            }
+            .check()?;
+        }
+        if invocation.iter().any(|key| ui.contains(key)) {
+            return Err(Error::new(
+                Code::ConflictingKeys,
+                "options `invocationKeys` and `uiKeys` name the same key; the two entries need keys of their own",
+            ));
+        }
+        Ok(Keys { invocation, ui })
+    }
+}

@@ -1,0 +1,363 @@
+//! Strict JSON text (RFC 8259, UTF-8), read once: a body is one message or
+//! a batch of them, each checked whole and read into a [`Doc`] as far as
+//! the table of the message ([`crate::schema::MESSAGE`]) says a rule reads
+//! it. Everything else (`arguments`, results, ids' siblings) is checked and
+//! skipped without building anything, a run of plain bytes at a time.
+//!
+//! What the filter and the server must read alike is refused rather than
+//! guessed at: a member duplicated where a rule reads (a parser-differential
+//! channel: some servers keep the first, most the last), and nesting past
+//! the depth bound (`serde_json` stops at 128). Those refuse one message;
+//! text that is not JSON refuses the body, since where its messages end is
+//! then unknown.
+
+use super::doc::{Doc, Entry, Raw, Span};
+use crate::json::Kind;
+use crate::schema::{ENVELOPE, Key, MESSAGE, Node, Read};
+
+/// The text is not JSON: where it stops being so.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Syntax(pub usize);
+
+/// Why one message is refused, though the body is JSON.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Fault {
+    /// Nesting past the depth bound.
+    TooDeep,
+    /// A member duplicated where a rule reads.
+    Duplicate,
+}
+
+/// The keys a body is read under: the standard ones and the configured
+/// vendor ones, each an envelope or a `ui` entry wherever it stands.
+#[derive(Clone, Debug)]
+pub(crate) struct Keys {
+    pub invocation: Vec<String>,
+    pub ui: Vec<String>,
+}
+
+/// One message of a body.
+pub(crate) struct Message<'a> {
+    pub doc: Doc<'a>,
+    /// The message's own value: its entry in the document.
+    pub root: Entry,
+    pub fault: Option<Fault>,
+}
+
+/// How much of a value to read.
+#[derive(Clone, Copy)]
+enum Want {
+    /// Check it; keep its type.
+    Skip,
+    /// Keep a scalar's value (a container's type).
+    Scalar,
+    /// An object whose members the table names.
+    Table(&'static Node),
+    /// Everything, at every depth: an envelope or a `ui` entry.
+    Whole,
+}
+
+/// Reads bodies under a set of keys and a depth bound.
+pub(crate) struct Parser<'k> {
+    keys: &'k Keys,
+    pub(super) max_depth: usize,
+}
+
+/// The state of reading one body.
+pub(super) struct Reader<'a, 'k> {
+    pub(super) bytes: &'a [u8],
+    pub(super) at: usize,
+    pub(super) doc: Doc<'a>,
+    pub(super) parser: &'k Parser<'k>,
+    pub(super) fault: Option<Fault>,
+    /// The containers open while skipping: their closing bytes.
+    pub(super) open: Vec<u8>,
+    /// The entries of the containers being read, innermost last: each
+    /// container's move to the document when it closes.
+    pub(super) entries: Vec<Entry>,
+}
+
+/// What a body holds.
+pub(crate) enum Body<'a> {
+    One(Message<'a>),
+    /// A batch: its span and its messages.
+    Batch(Span, Vec<Message<'a>>),
+    /// A batch of more messages than allowed (its first `max + 1` were seen).
+    TooMany,
+}
+
+impl<'k> Parser<'k> {
+    pub(crate) fn new(keys: &'k Keys, max_depth: usize) -> Self {
+        Parser { keys, max_depth }
+    }
+
+    /// Reads a body: one message, or a batch of at most `max_batch`.
+    pub(crate) fn body<'a>(&self, text: &'a str, max_batch: usize) -> Result<Body<'a>, Syntax> {
+        let mut reader = Reader::new(text, self);
+        reader.ws();
+        if reader.peek() != Some(b'[') {
+            let message = reader.message()?;
+            reader.end()?;
+            return Ok(Body::One(message));
+        }
+        let start = reader.at;
+        reader.at += 1;
+        reader.ws();
+        let mut messages = Vec::new();
+        if reader.peek() == Some(b']') {
+            reader.at += 1;
+        } else {
+            loop {
+                if messages.len() == max_batch {
+                    return Ok(Body::TooMany);
+                }
+                reader.ws();
+                messages.push(reader.message()?);
+                reader.ws();
+                match reader.next_byte() {
+                    Some(b',') => continue,
+                    Some(b']') => break,
+                    _ => return Err(Syntax(reader.at)),
+                }
+            }
+        }
+        let span = Span {
+            start,
+            end: reader.at,
+        };
+        reader.end()?;
+        Ok(Body::Batch(span, messages))
+    }
+
+    /// Reads one message standing alone (as the patcher's output is re-read).
+    pub(crate) fn one<'a>(&self, text: &'a str) -> Result<Message<'a>, Syntax> {
+        let mut reader = Reader::new(text, self);
+        reader.ws();
+        let message = reader.message()?;
+        reader.end()?;
+        Ok(message)
+    }
+
+    /// Where the value of the member `name` of the object `text` is, when
+    /// `text` is JSON and an object with that member (the last, if several).
+    pub(crate) fn member(&self, text: &str, name: &str) -> Result<Option<Span>, Syntax> {
+        let mut reader = Reader::new(text, self);
+        reader.ws();
+        if reader.peek() != Some(b'{') {
+            reader.skip(1)?;
+            reader.end()?;
+            return Ok(None);
+        }
+        reader.at += 1;
+        reader.ws();
+        let mut found = None;
+        if reader.peek() == Some(b'}') {
+            reader.at += 1;
+        } else {
+            loop {
+                reader.expect(b'"')?;
+                let member = reader.string()?;
+                reader.expect(b':')?;
+                reader.ws();
+                let start = reader.at;
+                reader.skip(2)?;
+                if reader.doc.str(member) == name {
+                    found = Some(Span {
+                        start,
+                        end: reader.at,
+                    });
+                }
+                reader.ws();
+                match reader.next_byte() {
+                    Some(b',') => reader.ws(),
+                    Some(b'}') => break,
+                    _ => return Err(Syntax(reader.at)),
+                }
+            }
+        }
+        reader.end()?;
+        Ok(found)
+    }
+
+    /// The node of the table a member `name` of an object read as `parent` stands for.
+    fn child(&self, parent: &'static Node, name: &str) -> Option<&'static Node> {
+        parent.children.iter().find(|child| match child.key {
+            Key::Root => false,
+            Key::Name(known) => known == name,
+            Key::Field(index) => ENVELOPE.get(index).is_some_and(|field| field.name == name),
+            Key::Invocation => self.keys.invocation.iter().any(|key| key == name),
+            Key::Ui => self.keys.ui.iter().any(|key| key == name),
+        })
+    }
+}
+
+impl<'a, 'k> Reader<'a, 'k> {
+    fn new(text: &'a str, parser: &'k Parser<'k>) -> Self {
+        Reader {
+            bytes: text.as_bytes(),
+            at: 0,
+            doc: Doc::new(text),
+            parser,
+            fault: None,
+            open: Vec::new(),
+            entries: Vec::new(),
+        }
+    }
+
+    /// One message at the reader, read as the table says; its document,
+    /// moved out so that the next message starts a document of its own.
+    fn message(&mut self) -> Result<Message<'a>, Syntax> {
+        self.fault = None;
+        let start = self.at;
+        let (value, raw) = self.value(Want::Table(&MESSAGE), 1)?;
+        let text = self.doc.text;
+        let doc = std::mem::replace(&mut self.doc, Doc::new(text));
+        Ok(Message {
+            doc,
+            root: Entry {
+                name: None,
+                start,
+                value,
+                raw,
+            },
+            fault: self.fault,
+        })
+    }
+
+    /// A value at `depth` (the message is at 1), read as `want` says.
+    fn value(&mut self, want: Want, depth: usize) -> Result<(Span, Raw), Syntax> {
+        self.ws();
+        let start = self.at;
+        let raw = match (self.peek(), want) {
+            (Some(b'{' | b'['), Want::Table(_) | Want::Whole) if depth > self.parser.max_depth => {
+                self.fault = Some(Fault::TooDeep);
+                Raw::Opaque(self.skip(depth)?)
+            }
+            (Some(b'{'), Want::Table(node)) if node.read != Read::Scalar => {
+                self.container(true, want, depth)?
+            }
+            (Some(b'{' | b'['), Want::Whole) => {
+                self.container(self.peek() == Some(b'{'), want, depth)?
+            }
+            (Some(b'"'), Want::Scalar | Want::Whole | Want::Table(_)) => {
+                self.at += 1;
+                Raw::String(self.string()?)
+            }
+            (Some(b'"'), Want::Skip) => {
+                self.at += 1;
+                self.skip_string()?;
+                Raw::Opaque(Kind::String)
+            }
+            (Some(b'-' | b'0'..=b'9'), _) => {
+                self.number()?;
+                Raw::Number
+            }
+            (Some(b't'), _) => self.literal(b"true", Raw::Bool(true))?,
+            (Some(b'f'), _) => self.literal(b"false", Raw::Bool(false))?,
+            (Some(b'n'), _) => self.literal(b"null", Raw::Null)?,
+            _ => Raw::Opaque(self.skip(depth)?),
+        };
+        Ok((
+            Span {
+                start,
+                end: self.at,
+            },
+            raw,
+        ))
+    }
+
+    /// An object or array read whole (`Whole`) or as the table says
+    /// (`Table`); its node.
+    fn container(&mut self, object: bool, want: Want, depth: usize) -> Result<Raw, Syntax> {
+        let start = self.at;
+        self.at += 1;
+        let close = if object { b'}' } else { b']' };
+        let first = self.entries.len();
+        self.ws();
+        if self.peek() == Some(close) {
+            self.at += 1;
+        } else {
+            loop {
+                self.ws();
+                let entry_start = self.at;
+                let (name, child) = if object {
+                    if self.next_byte() != Some(b'"') {
+                        return Err(Syntax(entry_start));
+                    }
+                    let name = self.string()?;
+                    self.expect(b':')?;
+                    let child = match want {
+                        Want::Table(node) => self.parser.child(node, self.doc.str(name)).map_or(
+                            Want::Skip,
+                            |child| match child.read {
+                                Read::Scalar => Want::Scalar,
+                                Read::Object => Want::Table(child),
+                                Read::Envelope => Want::Whole,
+                            },
+                        ),
+                        _ => Want::Whole,
+                    };
+                    (Some(name), child)
+                } else {
+                    (None, Want::Whole)
+                };
+                let (value, raw) = self.value(child, depth + 1)?;
+                self.entries.push(Entry {
+                    name,
+                    start: entry_start,
+                    value,
+                    raw,
+                });
+                self.ws();
+                match self.next_byte() {
+                    Some(b',') => continue,
+                    Some(found) if found == close => break,
+                    _ => return Err(Syntax(self.at.saturating_sub(1))),
+                }
+            }
+        }
+        let entries = self.entries.get(first..).unwrap_or_default();
+        if object && self.duplicated(entries, want) {
+            self.fault = Some(Fault::Duplicate);
+        }
+        let span = Span {
+            start,
+            end: self.at,
+        };
+        let node = self.doc.node(object, span, entries);
+        self.entries.truncate(first);
+        Ok(Raw::Node(node))
+    }
+
+    /// Whether a name a rule reads comes twice among `entries`: any name of
+    /// an object read whole, the names the table gives of one it reads.
+    fn duplicated(&self, entries: &[Entry], want: Want) -> bool {
+        let names = entries
+            .iter()
+            .filter_map(|entry| entry.name.map(|name| self.doc.str(name)))
+            .filter(|name| match want {
+                Want::Table(node) => self.parser.child(node, name).is_some(),
+                _ => true,
+            });
+        // Most objects have a few members: each is compared with those
+        // before it; past that, the names are sorted.
+        const FEW: usize = 16;
+        let mut few = [""; FEW];
+        for (count, name) in names.clone().enumerate() {
+            if count == FEW {
+                let mut all: Vec<(&str, ())> = names.map(|name| (name, ())).collect();
+                crate::view::sort_by_name(&mut all);
+                return all
+                    .windows(2)
+                    .any(|pair| pair.first().map(|p| p.0) == pair.last().map(|p| p.0));
+            }
+            if few.iter().take(count).any(|seen| *seen == name) {
+                return true;
+            }
+            if let Some(slot) = few.get_mut(count) {
+                *slot = name;
+            }
+        }
+        false
+    }
+}

@@ -1,0 +1,283 @@
+//! The wire filter against the object API, on every request of the
+//! conformance vectors, and against arbitrary bytes: what it forwards is the
+//! input byte for byte unless a rule changed it, what it changed is what
+//! `sanitize` changes, what it records is what `audit_record` records, and
+//! nothing makes it panic or forward what is not JSON.
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::fs;
+use std::path::Path;
+
+use mcp_provenance::{
+    AuditContext, Filter, FilterContext, FilterOptions, MessageKind, Policy, Severity, Verdict,
+    audit_record, sanitize, validate,
+};
+use proptest::prelude::*;
+use serde_json::Value;
+
+/// Every message a vector gives as input (the requests and responses the
+/// object API is tested on), but for those holding a lone surrogate.
+fn inputs() -> Vec<Value> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance");
+    let mut found = Vec::new();
+    for entry in fs::read_dir(dir).expect("conformance/") {
+        let path = entry.expect("an entry").path();
+        if path.extension().is_none_or(|ext| ext != "json") || path.ends_with("utf16.json") {
+            continue;
+        }
+        let vectors: Vec<Value> =
+            serde_json::from_str(&fs::read_to_string(&path).expect("readable")).expect("JSON");
+        found.extend(
+            vectors
+                .into_iter()
+                .filter(|vector| vector["op"] != "filter")
+                .map(|vector| vector["input"].clone())
+                .filter(|input| input.get("method").is_some_and(Value::is_string)),
+        );
+    }
+    assert!(found.len() > 150, "{} requests", found.len());
+    found
+}
+
+fn forwarded<'a>(outcome: &'a mcp_provenance::Outcome) -> &'a str {
+    match &outcome.verdict {
+        Verdict::Forward { body, .. } => body,
+        Verdict::Reject { status, body } => panic!("refused {status}: {body}"),
+    }
+}
+
+/// A request's text, compact and spread out with spacing of its own.
+fn texts(request: &Value) -> [String; 2] {
+    let compact = serde_json::to_string(request).expect("serializes");
+    let spread = serde_json::to_string_pretty(request)
+        .expect("serializes")
+        .replace(": ", " :  ");
+    [compact, spread]
+}
+
+#[test]
+fn every_request_goes_on_as_it_came_or_as_sanitize_repairs_it() {
+    let filter = Filter::new(FilterOptions::default()).expect("defaults");
+    let (mut same, mut repaired) = (0, 0);
+    for request in inputs() {
+        let report = validate(&request, &Default::default());
+        let envelope_error = report.diagnostics.iter().any(|d| {
+            d.severity == Severity::Error
+                && d.path
+                    .starts_with("/params/_meta/io.modelcontextprotocol~1aiInvocation")
+        });
+        for text in texts(&request) {
+            let outcome = filter.filter(text.as_bytes(), &FilterContext::default());
+            let seen = &outcome.messages[0];
+            if seen.refused.is_some() {
+                // Only what the wire refuses and the object API takes: ids it cannot answer.
+                assert!(
+                    matches!(
+                        request.get("id"),
+                        Some(Value::Null | Value::Bool(_) | Value::Array(_) | Value::Object(_))
+                    ),
+                    "{text}: {seen:?}"
+                );
+                continue;
+            }
+            let body = forwarded(&outcome);
+            if envelope_error {
+                let expected = sanitize(request.clone(), &Policy::default()).expect("a request");
+                let got: Value = serde_json::from_str(body).expect("forwarded JSON");
+                assert_eq!(got, expected.message, "{text}");
+                assert_eq!(seen.changes, expected.changes, "{text}");
+                repaired += 1;
+            } else {
+                assert_eq!(body, text, "goes on byte for byte");
+                assert!(seen.changes.is_empty());
+                same += 1;
+            }
+        }
+    }
+    assert!(
+        same > 100 && repaired > 20,
+        "{same} the same, {repaired} repaired"
+    );
+}
+
+#[test]
+fn under_a_policy_the_wire_and_sanitize_agree() {
+    for options in [
+        serde_json::json!({"userIntent": "redact"}),
+        serde_json::json!({"unknownFields": "keep", "maxIntentBytes": 16, "maxEnvelopeBytes": 200}),
+        serde_json::json!({"model": "drop", "userIntent": "drop"}),
+    ] {
+        let policy = Policy::from_value(&options).expect("a policy");
+        let filter = Filter::new(FilterOptions {
+            policy: Some(policy.clone()),
+            ..FilterOptions::default()
+        })
+        .expect("a filter");
+        for request in inputs() {
+            for text in texts(&request) {
+                let outcome = filter.filter(text.as_bytes(), &FilterContext::default());
+                if outcome.messages[0].refused.is_some() {
+                    continue;
+                }
+                let expected = sanitize(request.clone(), &policy).expect("a request");
+                let got: Value = serde_json::from_str(forwarded(&outcome)).expect("JSON");
+                assert_eq!(got, expected.message, "{options}: {text}");
+                assert_eq!(outcome.messages[0].changes, expected.changes, "{text}");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_record_is_audit_records() {
+    let filter = Filter::new(FilterOptions::default()).expect("defaults");
+    let context = FilterContext {
+        session_id: Some("s-1".into()),
+        ..FilterContext::default()
+    };
+    for request in inputs() {
+        let text = serde_json::to_string(&request).expect("serializes");
+        let outcome = filter.filter(text.as_bytes(), &context);
+        let seen = &outcome.messages[0];
+        let Some(record) = &seen.record else {
+            assert!(seen.refused.is_some());
+            continue;
+        };
+        let expected = audit_record(
+            &request,
+            &AuditContext {
+                session_id: Some("s-1".into()),
+                ..AuditContext::default()
+            },
+        )
+        .expect("a request");
+        assert_eq!(record, &expected, "{text}");
+        let kind = if request.get("id").is_some() {
+            MessageKind::Request
+        } else {
+            MessageKind::Notification
+        };
+        assert_eq!(seen.kind, kind);
+    }
+}
+
+#[test]
+fn a_batch_keeps_what_it_does_not_refuse_byte_for_byte() {
+    let filter = Filter::new(FilterOptions::default()).expect("defaults");
+    let good = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    for (body, expected) in [
+        (format!("[7, {good}]"), format!("[{good}]")),
+        (format!("[{good} , 7 ]"), format!("[{good} ]")),
+        (format!("[ 7,\n 8, {good},9]"), format!("[ {good}]")),
+        (format!("[{good},7,{good}]"), format!("[{good},{good}]")),
+    ] {
+        let outcome = filter.filter(body.as_bytes(), &FilterContext::default());
+        assert_eq!(forwarded(&outcome), expected, "{body}");
+        for seen in outcome
+            .messages
+            .iter()
+            .filter(|seen| seen.refused.is_none())
+        {
+            let at = seen.forwarded.clone().expect("where it stands");
+            assert_eq!(&expected[at], good);
+        }
+    }
+}
+
+/// Whether serde_json takes `text` as JSON once the escaped lone surrogates
+/// and the numbers past f64 it refuses (the grammar allows both) stand in
+/// for others of their kind.
+fn judged_json(text: &str) -> bool {
+    let judged = text.replace("\\ud800", "\\u00e8").replace("1e400", "1e4");
+    serde_json::from_str::<serde::de::IgnoredAny>(&judged).is_ok()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Any bytes: no panic; what goes on is JSON, and is the input unless
+    /// a message was refused or changed.
+    #[test]
+    fn any_bytes_are_refused_or_forwarded_as_json(body in prop::collection::vec(any::<u8>(), 0..200)) {
+        let filter = Filter::new(FilterOptions { max_depth: 8, ..FilterOptions::default() }).expect("a filter");
+        let outcome = filter.filter(&body, &FilterContext::default());
+        if let Verdict::Forward { body: forward, .. } = &outcome.verdict {
+            prop_assert!(std::str::from_utf8(&body).is_ok());
+            prop_assert!(judged_json(forward));
+            let untouched = outcome.messages.iter().all(|seen| seen.refused.is_none() && seen.changes.is_empty());
+            if untouched {
+                prop_assert_eq!(forward.as_bytes(), &body[..]);
+            }
+        }
+    }
+
+    /// JSON-like text built from the pieces that matter: the filter agrees
+    /// with serde_json on what is JSON, never panics, and forwards JSON.
+    #[test]
+    fn json_like_text_is_judged_as_serde_json_judges_it(pieces in prop::collection::vec(prop::sample::select(vec![
+        "{", "}", "[", "]", ",", ":", " ", "\"id\"", "\"method\"", "\"params\"", "\"_meta\"",
+        "\"io.modelcontextprotocol/aiInvocation\"", "\"userIntent\"", "\"text\"", "\"a\\nb\"", "\"\\ud800\"",
+        "1", "-0.5e3", "1e400", "01", "true", "null", "\"x\"", "\"turnId\"", "\"\\u00e9\"",
+    ]), 0..40)) {
+        let text: String = pieces.concat();
+        let filter = Filter::new(FilterOptions { policy: Some(Policy::default()), ..FilterOptions::default() }).expect("a filter");
+        let outcome = filter.filter(text.as_bytes(), &FilterContext::default());
+        let json = judged_json(&text);
+        let refused_whole = matches!(&outcome.verdict, Verdict::Reject { status: 400, .. }) && outcome.messages.is_empty();
+        let empty_batch = text.trim().starts_with('[') && serde_json::from_str::<Vec<Value>>(&text).is_ok_and(|v| v.is_empty());
+        prop_assert_eq!(refused_whole, !json || empty_batch, "{}", text);
+        if let Verdict::Forward { body, .. } = &outcome.verdict {
+            prop_assert!(judged_json(body));
+        }
+    }
+}
+
+#[test]
+fn a_line_is_the_account_as_serde_writes_it_with_the_message_first() {
+    let filters = [
+        Filter::new(FilterOptions::default()).expect("defaults"),
+        Filter::from_value(&serde_json::json!({"policy": {"userIntent": "redact"}, "invocationKeys": ["com.example/ai"]}))
+            .expect("a filter"),
+    ];
+    let context = FilterContext {
+        received_at: Some("2026-12-01T00:00:00Z".into()),
+        principal: Some("alice\n".into()),
+        session_id: Some("s-1".into()),
+    };
+    let mut bodies: Vec<String> = inputs()
+        .iter()
+        .map(|request| serde_json::to_string(request).expect("serializes"))
+        .collect();
+    bodies.push(r#"[7, {"id":"r","result":{"_meta":{"io.modelcontextprotocol/aiInvocation":{"x":1}}}}, {"id":1,"method":"m","method":"m"}]"#.into());
+    for filter in &filters {
+        for body in &bodies {
+            let outcome = filter.filter(body.as_bytes(), &context);
+            let forwarded = match &outcome.verdict {
+                Verdict::Forward { body, .. } => body.as_ref(),
+                Verdict::Reject { .. } => "",
+            };
+            for (seen, line) in outcome.messages.iter().zip(outcome.lines()) {
+                let mut expected: Value = serde_json::to_value(seen).expect("serializes");
+                if let Some(at) = seen.forwarded.clone() {
+                    let message: Value = serde_json::from_str(&forwarded[at]).expect("JSON");
+                    let mut with = serde_json::Map::new();
+                    with.insert("message".into(), message);
+                    with.extend(expected.as_object().expect("an object").clone());
+                    expected = Value::Object(with);
+                }
+                let got: Value = serde_json::from_str(&line).expect("a JSON line");
+                assert_eq!(got, expected, "{body}");
+                assert!(line.starts_with(if seen.forwarded.is_some() {
+                    "{\"message\":"
+                } else {
+                    "{\""
+                }));
+                let compact = serde_json::to_string(seen).expect("serializes");
+                assert!(
+                    line.ends_with(compact.strip_prefix('{').expect("an object")),
+                    "{line}\n{compact}"
+                );
+            }
+        }
+    }
+}
