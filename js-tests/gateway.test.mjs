@@ -7,7 +7,10 @@ import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { test } from "node:test";
 
+import { readFileSync } from "node:fs";
+
 import { createFilter } from "../pkg/gateway.mjs";
+import { start } from "../pkg/lib/boundary.mjs";
 import { AI_INVOCATION_KEY as KEY, UI_KEY } from "../pkg/index.mjs";
 
 const accounts = (out) => out.lines.map((line) => JSON.parse(line));
@@ -137,6 +140,18 @@ test("require gives the same filter, on the same module instance as the main ent
   const require = createRequire(import.meta.url);
   const { createFilter: required } = require("../pkg/dist/gateway.cjs");
   const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { _meta: { [UI_KEY]: { initiator: "app" } } } });
-  assert.deepEqual(required()(body), createFilter()(body));
+  const plain = (out) => ({ ...out, lines: out.lines });
+  assert.deepEqual(plain(required()(body)), plain(createFilter()(body)));
   assert.match(require("node:fs").readFileSync(new URL("../pkg/dist/gateway.cjs", import.meta.url), "utf8"), /require\("\.\/index\.cjs"\)/);
+});
+
+test("a filter made again with the same options is the same filter: the module holds one per set of options", () => {
+  // A module of this test's own, to measure its memory.
+  const instance = new WebAssembly.Instance(new WebAssembly.Module(readFileSync(new URL("../pkg/dist/mcp_provenance.wasm", import.meta.url))));
+  start(instance);
+  const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" });
+  createFilter({ policy: { userIntent: "redact" } })(body);
+  const before = instance.exports.memory.buffer.byteLength;
+  for (let i = 0; i < 20_000; i++) createFilter({ policy: { userIntent: "redact" } })(body);
+  assert.equal(instance.exports.memory.buffer.byteLength, before);
 });

@@ -93,6 +93,8 @@ export type Filter = <B extends Body>(body: B, context?: FilterContext) => Forwa
 /**
  * A filter for the request bodies a gateway passes on, its options bound and checked once (a
  * `RangeError` with a code for a bad one, `unknown-option` for a policy option outside `policy`).
+ * Make it once: it lives in the module as long as the module does (filters made with the same
+ * options are one filter there).
  * @example
  * const filter = createFilter({ policy: { userIntent: "redact" }, liftLegacy: true });
  * const out = filter(body, { sessionId });

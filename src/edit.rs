@@ -58,7 +58,8 @@ impl Target {
     /// The member names from the root to this target, under the keys in force.
     pub(crate) fn names<'a>(&'a self, keys: &'a KeyOptions) -> Vec<&'a str> {
         let mut names: Vec<&str> = schema::keys_to(self.place)
-            .into_iter()
+            .iter()
+            .copied()
             .map(|key| key_name(key, keys))
             .collect();
         let field = self.field.and_then(|index| ENVELOPE.get(index));

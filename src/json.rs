@@ -301,25 +301,40 @@ impl<'a> Iterator for Items<'a> {
 /// `serde_json` both escape it.
 pub(crate) fn write_string(out: &mut String, text: &str) {
     out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{08}' => out.push_str("\\b"),
-            '\u{0C}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c < ' ' => {
+    let mut rest = text;
+    // Runs that need no escape go on whole; only ASCII bytes are escaped,
+    // so a run always ends at a character's boundary.
+    while let Some(at) = rest
+        .bytes()
+        .position(|byte| byte < 0x20 || byte == b'"' || byte == b'\\')
+    {
+        let (run, escaped) = rest.split_at_checked(at).unwrap_or((rest, ""));
+        out.push_str(run);
+        let Some(&byte) = escaped.as_bytes().first() else {
+            break;
+        };
+        match byte {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            0x08 => out.push_str("\\b"),
+            0x0C => out.push_str("\\f"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            _ => {
                 const HEX: &[u8; 16] = b"0123456789abcdef";
-                let byte = c as usize;
                 out.push_str("\\u00");
-                out.push(char::from(HEX.get(byte >> 4).copied().unwrap_or(b'0')));
-                out.push(char::from(HEX.get(byte & 15).copied().unwrap_or(b'0')));
+                out.push(char::from(
+                    HEX.get(usize::from(byte >> 4)).copied().unwrap_or(b'0'),
+                ));
+                out.push(char::from(
+                    HEX.get(usize::from(byte & 15)).copied().unwrap_or(b'0'),
+                ));
             }
-            c => out.push(c),
         }
+        rest = escaped.get(1..).unwrap_or_default();
     }
+    out.push_str(rest);
     out.push('"');
 }
 

@@ -73,7 +73,7 @@ impl<'a> Path<'a> {
                 Segment::Root => {}
                 Segment::Place(place, keys) => {
                     for key in schema::keys_to(place) {
-                        push_name(&mut out, key_name(key, keys));
+                        push_name(&mut out, key_name(*key, keys));
                     }
                 }
                 Segment::Name(name) => push_name(&mut out, name),
@@ -100,7 +100,11 @@ pub(crate) fn key_name(key: Key, keys: &KeyOptions) -> &str {
 
 fn push_name(out: &mut String, name: &str) {
     out.push('/');
-    for c in text::clean(name, MAX_SEGMENT_BYTES).text.chars() {
+    let name = text::clean(name, MAX_SEGMENT_BYTES).text;
+    if !name.contains(['~', '/']) {
+        return out.push_str(&name);
+    }
+    for c in name.chars() {
         match c {
             '~' => out.push_str("~0"),
             '/' => out.push_str("~1"),

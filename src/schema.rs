@@ -402,25 +402,42 @@ pub(crate) const MESSAGE: Node = Node {
     ],
 };
 
-/// The keys from the message down to `place`, outermost first; `None` for
-/// the message itself.
-pub(crate) fn keys_to(place: Place) -> Vec<Key> {
-    fn walk(node: &Node, place: Place, out: &mut Vec<Key>) -> bool {
-        if node.place == place {
-            return true;
+/// The most keys from the message down to a place.
+const MAX_KEYS: usize = 6;
+
+/// The keys from the message down to each place, outermost first, and how
+/// many: found once, when compiled, where an index out of range is an error
+/// of the build, never a panic.
+#[allow(clippy::indexing_slicing)]
+const KEYS_TO: [([Key; MAX_KEYS], usize); Place::COUNT] = {
+    const fn walk(
+        node: &Node,
+        keys: [Key; MAX_KEYS],
+        len: usize,
+        out: &mut [([Key; MAX_KEYS], usize); Place::COUNT],
+    ) {
+        out[node.place as usize] = (keys, len);
+        let mut at = 0;
+        while at < node.children.len() {
+            let child = &node.children[at];
+            let mut below = keys;
+            below[len] = child.key;
+            walk(child, below, len + 1, out);
+            at += 1;
         }
-        for child in node.children {
-            out.push(child.key);
-            if walk(child, place, out) {
-                return true;
-            }
-            out.pop();
-        }
-        false
     }
-    let mut out = Vec::new();
-    walk(&MESSAGE, place, &mut out);
+    let mut out = [([Key::Root; MAX_KEYS], 0); Place::COUNT];
+    walk(&MESSAGE, [Key::Root; MAX_KEYS], 0, &mut out);
     out
+};
+
+/// The keys from the message down to `place`, outermost first; none for
+/// the message itself.
+pub(crate) fn keys_to(place: Place) -> &'static [Key] {
+    KEYS_TO
+        .get(place as usize)
+        .and_then(|(keys, len)| keys.get(..*len))
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -23,6 +23,46 @@ const UNPINNED = new Set();
   for (const child of node.children) walk(child, [...keys, child.key], legacy || child.group === table.groups.Legacy);
 })(table.message, [], false);
 
+/** Each outcome's accounts: the account's JSON, and where its message stands in `forward`. */
+const accounts_ = new WeakMap();
+
+/**
+ * What every outcome gives: `lines`, each message's account with the message
+ * as it goes on, for a log; made when first read, the message's text taken
+ * from `forward` where it stands rather than copied out of the module.
+ */
+class Outcome {
+  get lines() {
+    const accounts = accounts_.get(this) ?? [];
+    const lines = accounts.map(([account, start, tail]) => {
+      if (start === undefined) return account;
+      const { forward } = this;
+      const message = typeof forward === "string" ? forward.slice(start, forward.length - tail)
+        : decoder.decode(forward.subarray(start, forward.length - tail));
+      return `{"message":${message},${account.slice(1)}`;
+    });
+    Object.defineProperty(this, "lines", { value: lines, enumerable: true });
+    return lines;
+  }
+}
+
+/** Something goes on. */
+class Forwarded extends Outcome {
+  constructor(forward) {
+    super();
+    this.forward = forward;
+  }
+}
+
+/** Nothing goes on. */
+class Rejected extends Outcome {
+  constructor(reject, status) {
+    super();
+    this.reject = reject;
+    this.status = status;
+  }
+}
+
 export class Answer {
   constructor(bytes, at) {
     this.bytes = bytes;
@@ -77,18 +117,23 @@ export class Answer {
     let outcome;
     if (verdict === 2) {
       const status = this.u32();
-      outcome = { reject: this.str(), status };
+      outcome = new Rejected(this.str(), status);
     } else if (verdict === 0) {
-      outcome = { forward: body };
+      outcome = new Forwarded(body);
     } else if (typeof body === "string") {
-      outcome = { forward: this.str() };
+      outcome = new Forwarded(this.str());
     } else {
       const length = this.u32();
-      outcome = { forward: this.bytes.slice(this.at, this.at + length) };
+      outcome = new Forwarded(this.bytes.slice(this.at, this.at + length));
       this.at += length;
     }
     outcome.replies = this.strs();
-    outcome.lines = this.strs();
+    const accounts = [];
+    for (let n = this.u32(); n > 0; n--) {
+      const account = this.str();
+      accounts.push(this.u8() === 1 ? [account, this.u32(), this.u32()] : [account]);
+    }
+    accounts_.set(outcome, accounts);
     return outcome;
   }
 

@@ -13,8 +13,31 @@ function notABody() {
   return error;
 }
 
-/** Makes a filter in the module from `options`; its handle. */
-const make = (options) => call("CreateFilter", (w) => w.whole(options), (_, handle) => handle);
+/**
+ * The filters made in the module, by their options as JSON, in the module
+ * instance they were made in: a filter lives as long as the module, so one
+ * made again with the same options (a filter made per request, say) is the
+ * same filter, and the module's memory holds one per set of options.
+ */
+const made = new Map();
+let madeIn;
+
+/** Makes a filter in the module from `options` (or finds it made); its handle. */
+function make(options) {
+  if (madeIn !== instance()) made.clear();
+  madeIn = instance();
+  let key;
+  try {
+    key = JSON.stringify(options ?? null);
+  } catch {
+    // Not JSON: the core says what is wrong with it.
+  }
+  const found = key === undefined ? undefined : made.get(key);
+  if (found !== undefined) return found;
+  const handle = call("CreateFilter", (w) => w.whole(options), (_, created) => created);
+  if (key !== undefined) made.set(key, handle);
+  return handle;
+}
 
 /**
  * A filter for the bodies of HTTP requests on their way to an MCP server,
@@ -29,7 +52,7 @@ const make = (options) => call("CreateFilter", (w) => w.whole(options), (_, hand
  */
 export function createFilter(options) {
   let handle = make(options);
-  let made = instance();
+  let madeFor = instance();
   // What was checked, kept to make the filter again in a module that
   // restarted after a trap (the caller's object may have changed since).
   let kept = options;
@@ -40,13 +63,14 @@ export function createFilter(options) {
   }
   return function filter(body, context) {
     if (typeof body !== "string" && !(body instanceof Uint8Array)) throw notABody();
-    if (instance() !== made) {
+    if (instance() !== madeFor) {
       handle = make(kept);
-      made = instance();
+      madeFor = instance();
     }
     return call("Filter", (w) => {
       w.whole(handle);
       w.whole(w.body(body));
+      w.whole(typeof body === "string");
       w.whole(context);
     }, (answer) => answer.outcome(body));
   };

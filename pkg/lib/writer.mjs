@@ -106,18 +106,17 @@ export class Writer {
    */
   body(body) {
     const text = typeof body === "string";
-    const broken = text && !wellFormed(body);
-    const room = broken ? 1 : text ? 3 * body.length : body.length;
-    if (room > this.bodyRoom) this.grow(BODY, Math.max(room, 4096));
-    if (broken) {
-      this.bytes[this.bodyAt] = 0xff;
-      return 1;
-    }
+    const room = text ? 3 * body.length : body.length;
+    if (Math.max(room, 1) > this.bodyRoom) this.grow(BODY, Math.max(room, 4096));
     if (!text) {
       this.bytes.set(body, this.bodyAt);
       return body.length;
     }
-    return encoder.encodeInto(body, this.bytes.subarray(this.bodyAt, this.bodyAt + room)).written;
+    const { written } = encoder.encodeInto(body, this.bytes.subarray(this.bodyAt, this.bodyAt + room));
+    // A byte a code unit: all ASCII, well-formed. Else a lone surrogate would have become U+FFFD.
+    if (written === body.length || wellFormed(body)) return written;
+    this.bytes[this.bodyAt] = 0xff;
+    return 1;
   }
 
   /** Starts a tape: what to do, how to read, where to cut strings (UTF-16 code units; 0 for never). */

@@ -13,9 +13,11 @@
 //! id      := 0 | 1 f64 | 2 str                          (none, number, string)
 //! error   := class:u8 code:u8 message:str                (0 TypeError, 1 RangeError)
 //! retry   := flags:u8 cut:u32                            (read the message again so)
-//! outcome := 0 replies lines | 1 body:str replies lines | 2 status:u32 body:str replies lines
+//! outcome := (0 | 1 body:str | 2 status:u32 body:str) replies messages
 //!            (forward the body as it came, forward `body`, reject)
-//! replies, lines := count:u32 str{count}
+//! replies := count:u32 str{count}
+//! messages := count:u32 (account:str (0 | 1 start:u32 tail:u32)){count}
+//!            (where the message stands in what goes on: units from its start, units after its end)
 //! line    := out:str sanitized:str counts:f64{5}          (a checked line, or the summary)
 //! opt     := 0 | 1 str
 //! str     := len:u32 utf8[len]
@@ -25,8 +27,44 @@ use crate::audit::{AuditRecord, RequestId};
 use crate::diagnostics::{Change, Diagnostic, Report};
 use crate::edit::{Edit, Put, Target};
 use crate::error::Error;
-use crate::wire::{Counts, Outcome, Verdict};
+use crate::wire::{Counts, Outcome, Seen, Verdict};
 use std::borrow::Cow;
+
+/// Where each message that goes on stands in `text`: units from the start
+/// to it, and from its end to the end, counted as JS counts a string
+/// (UTF-16 code units) when `utf16`, else in bytes. One message alone is
+/// framed by whitespace, the same in both; a batch's are counted in one pass.
+fn places(text: &str, messages: &[Seen], utf16: bool) -> Vec<Option<(usize, usize)>> {
+    let bytes = |at: &std::ops::Range<usize>| (at.start, text.len() - at.end.min(text.len()));
+    if !utf16 || messages.len() < 2 {
+        return messages
+            .iter()
+            .map(|seen| seen.forwarded.as_ref().map(bytes))
+            .collect();
+    }
+    // UTF-16 units of a run of UTF-8: a unit per character, two past U+FFFF.
+    let units = |run: &[u8]| {
+        run.iter()
+            .map(|byte| usize::from(byte & 0xC0 != 0x80) + usize::from(*byte >= 0xF0))
+            .sum::<usize>()
+    };
+    let all = units(text.as_bytes());
+    let (mut at, mut counted) = (0, 0);
+    let mut unit = |to: usize| {
+        counted += units(text.as_bytes().get(at..to).unwrap_or_default());
+        at = to;
+        counted
+    };
+    messages
+        .iter()
+        .map(|seen| {
+            let range = seen.forwarded.as_ref()?;
+            let start = unit(range.start);
+            let end = unit(range.end);
+            Some((start, all - end))
+        })
+        .collect()
+}
 
 /// "No field" or "no member" in a target.
 const NONE: u8 = u8::MAX;
@@ -177,8 +215,9 @@ impl Answer<'_> {
     }
 
     /// A filter's outcome: what to do with the body, the filter's answers,
-    /// and a JSON line per message.
-    pub(super) fn outcome(&mut self, outcome: &Outcome) {
+    /// and each message's account with where it stands in what goes on, in
+    /// UTF-16 code units when the body came as a JS string (`utf16`), else bytes.
+    pub(super) fn outcome(&mut self, outcome: &Outcome, utf16: bool) {
         match &outcome.verdict {
             Verdict::Forward { body, replies } => {
                 match body {
@@ -197,7 +236,23 @@ impl Answer<'_> {
                 self.strs(&[]);
             }
         }
-        self.strs(&outcome.lines());
+        let forwarded = match &outcome.verdict {
+            Verdict::Forward { body, .. } => body.as_ref(),
+            Verdict::Reject { .. } => "",
+        };
+        let places = places(forwarded, &outcome.messages, utf16);
+        self.u32(u32::try_from(outcome.messages.len()).unwrap_or(u32::MAX));
+        for (seen, place) in outcome.messages.iter().zip(places) {
+            self.str(&seen.json());
+            match place {
+                Some((start, tail)) => {
+                    self.u8(1);
+                    self.u32(u32::try_from(start).unwrap_or(u32::MAX));
+                    self.u32(u32::try_from(tail).unwrap_or(u32::MAX));
+                }
+                None => self.u8(0),
+            }
+        }
     }
 
     /// A checked line: what to print, what to write, and the counts so far.

@@ -453,15 +453,17 @@ fn check(op: Option<Op>, tape: &mut Tape, answer: &mut Answer) -> Result<Reply, 
 }
 
 /// `filter(body, context)` of the filter whose handle the tape holds, on
-/// the body in its area: the outcome, written to `answer`.
+/// the body in its area (and whether it came as a JS string): the
+/// outcome, written to `answer`.
 fn filter(tape: &mut Tape, answer: &mut Answer) -> Result<Reply, Fault> {
     let (handle, length) = (number(tape)?, number(tape)?);
+    let utf16 = matches!(tape.whole()?, Slot::Bool(true));
     let context = FilterContext::from_slot(tape.whole()?)?;
     FILTERS.with_borrow(|filters| {
         BODY_AREA.with_borrow(|body| {
             let filter = filters.get(handle as usize).ok_or(Fault::Malformed)?;
             let body = body.get(..length as usize).ok_or(Fault::Malformed)?;
-            answer.outcome(&filter.filter(body, &context));
+            answer.outcome(&filter.filter(body, &context), utf16);
             Ok(Reply::Filtered)
         })
     })

@@ -83,6 +83,23 @@ pub struct Seen {
 }
 
 impl Seen {
+    /// The account as one JSON object, as a log line has it less the message.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use mcp_provenance::{Filter, FilterContext, FilterOptions};
+    ///
+    /// let outcome = Filter::new(FilterOptions::default())?.filter(b"[7]", &FilterContext::default());
+    /// assert_eq!(outcome.messages[0].json(), r#"{"index":0,"kind":"malformed","refused":"invalid-request","valid":false,"diagnostics":[{"code":"not-a-message","severity":"error","rule":"MSG-1","path":"","message":"expected a JSON-RPC message: an object with a string `method`, or with `result` or `error`; found a number"}],"changes":[]}"#);
+    /// # Ok::<(), mcp_provenance::Error>(())
+    /// ```
+    pub fn json(&self) -> String {
+        let mut out = String::with_capacity(256);
+        super::line::write(self, None, &mut out);
+        out
+    }
+
     pub(super) fn new(index: Option<usize>, kind: MessageKind, id: Option<RequestId>) -> Self {
         Seen {
             index,

@@ -11,7 +11,7 @@
 //! text that is not JSON refuses the body, since where its messages end is
 //! then unknown.
 
-use super::doc::{Doc, Entry, Raw, Span};
+use super::doc::{Doc, Entry, Raw, Span, Str};
 use crate::json::Kind;
 use crate::schema::{ENVELOPE, Key, MESSAGE, Node, Read};
 
@@ -273,6 +273,8 @@ impl<'a, 'k> Reader<'a, 'k> {
         self.at += 1;
         let close = if object { b'}' } else { b']' };
         let first = self.entries.len();
+        // The names a rule reads, as they come: a second one is a duplicate.
+        let mut read = Vec::new();
         self.ws();
         if self.peek() == Some(close) {
             self.at += 1;
@@ -287,14 +289,17 @@ impl<'a, 'k> Reader<'a, 'k> {
                     let name = self.string()?;
                     self.expect(b':')?;
                     let child = match want {
-                        Want::Table(node) => self.parser.child(node, self.doc.str(name)).map_or(
-                            Want::Skip,
-                            |child| match child.read {
-                                Read::Scalar => Want::Scalar,
-                                Read::Object => Want::Table(child),
-                                Read::Envelope => Want::Whole,
-                            },
-                        ),
+                        Want::Table(node) => match self.parser.child(node, self.doc.str(name)) {
+                            Some(child) => {
+                                self.read_once(&mut read, name);
+                                match child.read {
+                                    Read::Scalar => Want::Scalar,
+                                    Read::Object => Want::Table(child),
+                                    Read::Envelope => Want::Whole,
+                                }
+                            }
+                            None => Want::Skip,
+                        },
                         _ => Want::Whole,
                     };
                     (Some(name), child)
@@ -317,7 +322,7 @@ impl<'a, 'k> Reader<'a, 'k> {
             }
         }
         let entries = self.entries.get(first..).unwrap_or_default();
-        if object && self.duplicated(entries, want) {
+        if object && matches!(want, Want::Whole) && self.duplicated(entries) {
             self.fault = Some(Fault::Duplicate);
         }
         let span = Span {
@@ -329,16 +334,21 @@ impl<'a, 'k> Reader<'a, 'k> {
         Ok(Raw::Node(node))
     }
 
-    /// Whether a name a rule reads comes twice among `entries`: any name of
-    /// an object read whole, the names the table gives of one it reads.
-    fn duplicated(&self, entries: &[Entry], want: Want) -> bool {
+    /// Notes `name`, which a rule reads, among those `read` so far in its
+    /// object: a duplicate is a fault of the message.
+    fn read_once(&mut self, read: &mut Vec<Str>, name: Str) {
+        let text = self.doc.str(name);
+        if read.iter().any(|before| self.doc.str(*before) == text) {
+            self.fault = Some(Fault::Duplicate);
+        }
+        read.push(name);
+    }
+
+    /// Whether a name comes twice among the members of an object read whole.
+    fn duplicated(&self, entries: &[Entry]) -> bool {
         let names = entries
             .iter()
-            .filter_map(|entry| entry.name.map(|name| self.doc.str(name)))
-            .filter(|name| match want {
-                Want::Table(node) => self.parser.child(node, name).is_some(),
-                _ => true,
-            });
+            .filter_map(|entry| entry.name.map(|name| self.doc.str(name)));
         // Most objects have a few members: each is compared with those
         // before it; past that, the names are sorted.
         const FEW: usize = 16;
