@@ -281,3 +281,24 @@ fn a_line_is_the_account_as_serde_writes_it_with_the_message_first() {
         }
     }
 }
+
+#[test]
+fn a_policy_with_keys_of_its_own_is_refused_not_overridden() {
+    let policy = Policy {
+        keys: mcp_provenance::KeyOptions {
+            invocation_key: Some("com.example/ai".into()),
+            ui_key: None,
+        },
+        ..Policy::default()
+    };
+    let error = Filter::new(FilterOptions {
+        policy: Some(policy),
+        ..FilterOptions::default()
+    })
+    .unwrap_err();
+    assert_eq!(error.code(), mcp_provenance::Code::UnknownOption);
+    assert_eq!(
+        error.to_string(),
+        "a filter's policy holds no keys: the filter's keys are `invocationKeys` and `uiKeys`"
+    );
+}

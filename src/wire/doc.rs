@@ -81,6 +81,12 @@ impl<'a> Doc<'a> {
         }
     }
 
+    /// Makes room for what a message usually holds, at once.
+    pub(super) fn reserve(&mut self) {
+        self.nodes.reserve(8);
+        self.entries.reserve(32);
+    }
+
     /// Adds a node holding `entries`; its index.
     pub(super) fn node(&mut self, object: bool, span: Span, entries: &[Entry]) -> usize {
         self.nodes.push(Node {

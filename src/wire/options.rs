@@ -28,8 +28,9 @@ const DEPTH_LIMITS: (u32, u32) = (8, 4096);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FilterOptions {
-    /// Sanitize every envelope under this policy (its keys are left at the
-    /// defaults: the filter's keys are `invocation_keys` and `ui_keys`).
+    /// Sanitize every envelope under this policy (its keys stay at the
+    /// defaults, else `unknown-option`: the filter's keys are
+    /// `invocation_keys` and `ui_keys`).
     /// Without one, a valid envelope goes on untouched (AI-12) and an invalid
     /// one as `sanitize` repairs it under the default policy.
     pub policy: Option<Policy>,
@@ -205,6 +206,12 @@ impl FilterOptions {
     /// Checks the options; the keys the filter reads.
     pub(super) fn check(&self) -> Result<Keys, Error> {
         if let Some(policy) = &self.policy {
+            if policy.keys != KeyOptions::default() {
+                return Err(Error::new(
+                    Code::UnknownOption,
+                    "a filter's policy holds no keys: the filter's keys are `invocationKeys` and `uiKeys`",
+                ));
+            }
             policy.check()?;
         }
         self.check_limits()?;

@@ -200,7 +200,7 @@ impl<'a, 'k> Reader<'a, 'k> {
             parser,
             fault: None,
             open: Vec::new(),
-            entries: Vec::new(),
+            entries: Vec::with_capacity(32),
         }
     }
 
@@ -208,24 +208,30 @@ impl<'a, 'k> Reader<'a, 'k> {
     /// moved out so that the next message starts a document of its own.
     fn message(&mut self) -> Result<Message<'a>, Syntax> {
         self.fault = None;
+        self.doc.reserve();
         let start = self.at;
-        let (value, raw) = self.value(Want::Table(&MESSAGE), 1)?;
+        self.entry(Want::Table(&MESSAGE), 1, None, start)?;
+        let root = self.entries.pop().ok_or(Syntax(start))?;
         let text = self.doc.text;
         let doc = std::mem::replace(&mut self.doc, Doc::new(text));
         Ok(Message {
             doc,
-            root: Entry {
-                name: None,
-                start,
-                value,
-                raw,
-            },
+            root,
             fault: self.fault,
         })
     }
 
-    /// A value at `depth` (the message is at 1), read as `want` says.
-    fn value(&mut self, want: Want, depth: usize) -> Result<(Span, Raw), Syntax> {
+    /// A value at `depth` (the message is at 1), read as `want` says, as
+    /// the entry of its container (`name`, from `begins`). The entry is
+    /// pushed where it is made: a value handed back through the stack costs
+    /// a stalled load of each one.
+    fn entry(
+        &mut self,
+        want: Want,
+        depth: usize,
+        name: Option<Str>,
+        begins: usize,
+    ) -> Result<(), Syntax> {
         self.ws();
         let start = self.at;
         let raw = match (self.peek(), want) {
@@ -257,13 +263,16 @@ impl<'a, 'k> Reader<'a, 'k> {
             (Some(b'n'), _) => self.literal(b"null", Raw::Null)?,
             _ => Raw::Opaque(self.skip(depth)?),
         };
-        Ok((
-            Span {
+        self.entries.push(Entry {
+            name,
+            start: begins,
+            value: Span {
                 start,
                 end: self.at,
             },
             raw,
-        ))
+        });
+        Ok(())
     }
 
     /// An object or array read whole (`Whole`) or as the table says
@@ -306,13 +315,7 @@ impl<'a, 'k> Reader<'a, 'k> {
                 } else {
                     (None, Want::Whole)
                 };
-                let (value, raw) = self.value(child, depth + 1)?;
-                self.entries.push(Entry {
-                    name,
-                    start: entry_start,
-                    value,
-                    raw,
-                });
+                self.entry(child, depth + 1, name, entry_start)?;
                 self.ws();
                 match self.next_byte() {
                     Some(b',') => continue,
