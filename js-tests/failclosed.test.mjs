@@ -30,7 +30,7 @@ async function capturingUpstream() {
     const body = await readBody(req);
     bodies.push(body);
     const messages = [JSON.parse(body)].flat().filter((m) => m.id !== undefined && typeof m.method === "string");
-    res.writeHead(messages.length ? 200 : 202, { "content-type": "application/json" });
+    res.writeHead(messages.length ? 200 : 202, { "content-type": "application/json", "mcp-session-id": "upstream-session" });
     const results = messages.map((m) => ({ jsonrpc: "2.0", id: m.id, result: {} }));
     res.end(messages.length ? JSON.stringify(Array.isArray(JSON.parse(body)) ? results : results[0]) : undefined);
   });
@@ -79,7 +79,7 @@ describe("the gateway, redacting intents and keeping unknown fields", () => {
   const logFile = join(dir, "gateway.jsonl");
   const post = async (body) => {
     const response = await fetch(gateway.url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body });
-    return { status: response.status, body: await response.text() };
+    return { status: response.status, body: await response.text(), session: response.headers.get("mcp-session-id") };
   };
   let lines = 0;
   /** The log's lines, once the last request's are there. */
@@ -122,7 +122,9 @@ describe("the gateway, redacting intents and keeping unknown fields", () => {
 
   test("a batch with one such request: the others go on, the one is refused", async () => {
     const batch = [call(1, { turnId: "t-1", userIntent: { text: SECRET } }), tooDeep(2), call(3, { model: { name: "m" } })];
-    const { body } = await post(JSON.stringify(batch));
+    const { body, session } = await post(JSON.stringify(batch));
+    // The filter's answer joins the upstream's, which keeps its headers: the session goes on.
+    assert.equal(session, "upstream-session");
     const answers = JSON.parse(body);
     assert.deepEqual(answers.map((a) => [a.id, "result" in a ? "result" : a.error.data.code]), [[1, "result"], [3, "result"], [2, "too-deep"]]);
     const reached = JSON.parse(upstream.bodies.at(-1));
@@ -184,8 +186,13 @@ describe("the gateway, forwarding by default", () => {
   test("an upstream that is gone: each request gets a JSON-RPC error, and the gateway lives on", async () => {
     upstream.close();
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const response = await fetch(gateway.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify([call(4, {}), call(5, {})]) });
-    assert.deepEqual((await response.json()).map((a) => [a.id, a.error.code]), [[4, -32603], [5, -32603]]);
+    const body = JSON.stringify([call(4, {}), call(5, {})]).replace('"id":5', '"id":12345678901234567890');
+    const response = await fetch(gateway.url, { method: "POST", headers: { "content-type": "application/json" }, body });
+    const text = await response.text();
+    assert.deepEqual(JSON.parse(text).map((a) => a.error.code), [-32603, -32603]);
+    // The answers name the ids as the client sent them, a 20-digit one included.
+    assert.match(text, /"id":4,/);
+    assert.match(text, /"id":12345678901234567890,/);
     assert.equal(gateway.child.exitCode, null);
   });
 });

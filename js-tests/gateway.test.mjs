@@ -155,3 +155,8 @@ test("a filter made again with the same options is the same filter: the module h
   for (let i = 0; i < 20_000; i++) createFilter({ policy: { userIntent: "redact" } })(body);
   assert.equal(instance.exports.memory.buffer.byteLength, before);
 });
+
+test("each message's id as it came, for the gateway's own answers: a 20-digit id stays exact", () => {
+  const out = createFilter()('[{"jsonrpc":"2.0","id":12345678901234567890,"method":"ping"}, {"id":"r\\u0031","method":"ping"}, {"method":"notifications/x"}, {"id":1,"id":2,"method":"m"}]');
+  assert.deepEqual(out.ids, ["12345678901234567890", '"r\\u0031"', undefined, undefined]);
+});

@@ -68,6 +68,11 @@ interface Accounted {
   readonly replies: string[];
   /** One JSON line per message, ready for a log (see {@link MessageAccount}). */
   readonly lines: string[];
+  /**
+   * Each message's id as it came, its JSON text (`12345678901234567890`, `"r-1"`), where it is a
+   * string or a number and not in doubt: what a gateway's own answer to it names, exactly.
+   */
+  readonly ids: (string | undefined)[];
 }
 
 /** Something goes on: send `forward` upstream, and add `replies` to the upstream's answer. */

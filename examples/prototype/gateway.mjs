@@ -268,10 +268,14 @@ function isBatch(bytes) {
   return first === 0x5b;
 }
 
-/** Answers with the upstream's messages (texts) and the filter's replies (texts), joined as one JSON body. */
-function joined(res, status, messages, replies, batch) {
+/**
+ * Answers with the upstream's messages (texts) and the filter's replies
+ * (texts), joined as one JSON body; with the upstream's answer headers
+ * (its session id among them) when it answered.
+ */
+function joined(res, status, messages, replies, batch, headers = {}) {
   const all = [...messages, ...replies];
-  res.writeHead(status, { "content-type": "application/json" });
+  res.writeHead(status, { ...headers, "content-type": "application/json" });
   res.end(all.length === 0 ? undefined : batch || all.length > 1 ? `[${all.join(",")}]` : all[0]);
 }
 
@@ -300,7 +304,7 @@ async function exchange(req, res) {
   let session = req.headers["mcp-session-id"] ?? null;
   const filtering = performance.now();
   // The body's bytes through the filter; what goes upstream is what it returns, byte for byte.
-  const filtered = body === undefined || body.length === 0 ? { forward: body, replies: [], lines: [] } : filter(body, { sessionId: session ?? undefined });
+  const filtered = body === undefined || body.length === 0 ? { forward: body, replies: [], lines: [], ids: [] } : filter(body, { sessionId: session ?? undefined });
   const filterMs = performance.now() - filtering;
   // Logged as forwarded, before the upstream is asked: an answer that never comes cannot lose a line.
   for (const line of filtered.lines) logLine(session, line);
@@ -312,7 +316,8 @@ async function exchange(req, res) {
     return res.end(filtered.reject || undefined);
   }
   const { replies } = filtered;
-  const requests = accounts.filter((a) => a.kind === "request" && a.refused === undefined);
+  // The ids of the requests that go on, as they came: the gateway's own answers name them exactly.
+  const requests = accounts.flatMap((a, index) => (a.kind === "request" && a.refused === undefined ? [filtered.ids[index]] : []));
   const batch = filtered.forward !== undefined && isBatch(filtered.forward);
 
   let outcome = "answered";
@@ -347,7 +352,7 @@ async function exchange(req, res) {
     const { text, outcome: read } = await collect(pieces(upstream.body, idleMs));
     const answered = read === "answered" ? messagesOf(text) : undefined;
     outcome = answered ? read : read === "answered" ? "upstream-not-json" : read;
-    joined(res, 200, answered ?? failed(requests), replies, batch);
+    joined(res, 200, answered ?? failed(requests), replies, batch, pick(upstream.headers));
   } else {
     joined(res, requests.length + replies.length ? 200 : 502, failed(requests), replies, batch);
   }
@@ -355,8 +360,8 @@ async function exchange(req, res) {
   if (traces) trace(accounts.filter((a) => a.record && a.refused === undefined), startTime, outcome);
 }
 
-/** The gateway's own answer (text) to each request the upstream did not answer. */
-const failed = (requests) => requests.map((a) => JSON.stringify(error(a.id, UPSTREAM_FAILED, "the upstream server did not answer")));
+/** The gateway's own answer (text) to each request the upstream did not answer, by the id's text. */
+const failed = (ids) => ids.map((id) => `{"jsonrpc":"2.0","id":${id},"error":{"code":${UPSTREAM_FAILED},"message":"the upstream server did not answer"}}`);
 
 const http = createServer((req, res) => {
   exchange(req, res).catch((failure) => {

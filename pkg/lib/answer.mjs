@@ -128,9 +128,11 @@ export class Answer {
       this.at += length;
     }
     outcome.replies = this.strs();
+    outcome.ids = [];
     const accounts = [];
     for (let n = this.u32(); n > 0; n--) {
       const account = this.str();
+      outcome.ids.push(this.opt());
       accounts.push(this.u8() === 1 ? [account, this.u32(), this.u32()] : [account]);
     }
     accounts_.set(outcome, accounts);

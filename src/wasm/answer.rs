@@ -16,7 +16,7 @@
 //! outcome := (0 | 1 body:str | 2 status:u32 body:str) replies messages
 //!            (forward the body as it came, forward `body`, reject)
 //! replies := count:u32 str{count}
-//! messages := count:u32 (account:str (0 | 1 start:u32 tail:u32)){count}
+//! messages := count:u32 (account:str id:opt (0 | 1 start:u32 tail:u32)){count}
 //!            (where the message stands in what goes on: units from its start, units after its end)
 //! line    := out:str sanitized:str counts:f64{5}          (a checked line, or the summary)
 //! opt     := 0 | 1 str
@@ -244,6 +244,7 @@ impl Answer<'_> {
         self.u32(u32::try_from(outcome.messages.len()).unwrap_or(u32::MAX));
         for (seen, place) in outcome.messages.iter().zip(places) {
             self.str(&seen.json());
+            self.opt(seen.id_text.as_deref());
             match place {
                 Some((start, tail)) => {
                     self.u8(1);

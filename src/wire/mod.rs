@@ -250,8 +250,12 @@ impl Filter {
             return looked_refused(index, root, Code::InternalError);
         };
         let kind = kind_of(view);
+        let mut seen = Seen::new(index, kind, request_id(view));
+        seen.id_text = id_text(doc, &root)
+            .filter(|text| !text.starts_with('n'))
+            .map(str::to_owned);
         let mut looked = Looked {
-            seen: Seen::new(index, kind, request_id(view)),
+            seen,
             text: None,
             reply: None,
             span: root.value,

@@ -80,6 +80,11 @@ pub struct Seen {
     /// Where it stands in the forwarded body, when it goes on.
     #[serde(skip)]
     pub forwarded: Option<Range<usize>>,
+    /// Its id as it came, JSON text and all (`12345678901234567890`,
+    /// `"r\u0031"`), when it is a string or a number and not in doubt: what a
+    /// gateway's own answer to it names.
+    #[serde(skip)]
+    pub id_text: Option<String>,
 }
 
 impl Seen {
@@ -111,6 +116,7 @@ impl Seen {
             diagnostics: Vec::new(),
             changes: Vec::new(),
             forwarded: None,
+            id_text: None,
         }
     }
 }
