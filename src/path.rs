@@ -67,7 +67,7 @@ impl<'a> Path<'a> {
             chain.push(path.segment);
             at = path.parent;
         }
-        let mut out = String::new();
+        let mut out = String::with_capacity(64);
         for segment in chain.iter().rev() {
             match *segment {
                 Segment::Root => {}
@@ -101,15 +101,21 @@ pub(crate) fn key_name(key: Key, keys: &KeyOptions) -> &str {
 fn push_name(out: &mut String, name: &str) {
     out.push('/');
     let name = text::clean(name, MAX_SEGMENT_BYTES).text;
-    if !name.contains(['~', '/']) {
-        return out.push_str(&name);
+    // Runs between the two characters a pointer escapes go on whole.
+    let mut runs = name.split(['~', '/']);
+    let mut at = 0;
+    if let Some(first) = runs.next() {
+        out.push_str(first);
+        at = first.len();
     }
-    for c in name.chars() {
-        match c {
-            '~' => out.push_str("~0"),
-            '/' => out.push_str("~1"),
-            _ => out.push(c),
-        }
+    for run in runs {
+        out.push_str(if name.as_bytes().get(at) == Some(&b'~') {
+            "~0"
+        } else {
+            "~1"
+        });
+        out.push_str(run);
+        at += 1 + run.len();
     }
 }
 
