@@ -1,15 +1,9 @@
 // The conformance vectors, run through any build of the package: the same
 // function serves Node (ESM and CJS) and, later, the browser.
 
-/**
- * A filter's outcome in the vectors' shape: each message's account is its
- * line less the message itself (which `forward` holds exactly).
- */
+/** A filter's outcome in the vectors' shape: each message's account, its line less the message (which `forward` holds exactly). */
 function filtered(out) {
-  const messages = out.lines.map((line) => {
-    const { message, ...account } = JSON.parse(line);
-    return account;
-  });
+  const messages = out.accounts.map((account) => JSON.parse(account));
   return "reject" in out ? { reject: out.reject, status: out.status, messages } : { forward: out.forward, replies: out.replies, messages };
 }
 

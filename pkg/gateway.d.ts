@@ -44,7 +44,7 @@ export type RefusalCode = WireCode | "invalid-request" | ErrorCode;
 /** A body, as text or as the bytes that came. */
 export type Body = string | Uint8Array;
 
-/** One message of a body, as the filter saw it: `JSON.parse` of one of an outcome's `lines`. */
+/** One message of a body, as the filter saw it: `JSON.parse` of one of an outcome's `lines` (or, without `message`, of its `accounts`). */
 export interface MessageAccount {
   /** The message as it goes on (absent when refused). Parsed from the exact text: `JSON.parse` may round big numbers. */
   readonly message?: unknown;
@@ -68,6 +68,11 @@ interface Accounted {
   readonly replies: string[];
   /** One JSON line per message, ready for a log (see {@link MessageAccount}). */
   readonly lines: string[];
+  /**
+   * Each message's account as JSON, its line less the message: as large as its envelope allows
+   * whatever its `arguments`, so that `JSON.parse` of it costs what the account holds.
+   */
+  readonly accounts: string[];
   /**
    * Each message's id as it came, its JSON text (`12345678901234567890`, `"r-1"`), where it is a
    * string or a number and not in doubt: what a gateway's own answer to it names, exactly.

@@ -349,6 +349,19 @@ impl Diagnostic {
 /// The most diagnostics a report lists, and changes `sanitize` lists (MSG-2).
 pub(crate) const MAX_LISTED: usize = 64;
 
+/// Caps a list of changes as a report caps its diagnostics (MSG-2): the
+/// first 64, then one `omitted` change at path `""`.
+pub(crate) fn cap(changes: &mut Vec<Change>) {
+    if changes.len() > MAX_LISTED {
+        changes.truncate(MAX_LISTED);
+        changes.push(Change {
+            action: Action::Omitted,
+            path: String::new(),
+            rule: Rule::Msg2,
+        });
+    }
+}
+
 /// What [`validate`](crate::validate) found: `valid` is true exactly when no
 /// diagnostic is an error. At most 64 are listed, in the order of the
 /// message; when more were found, one more diagnostic says how many were

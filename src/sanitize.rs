@@ -5,7 +5,7 @@ use std::borrow::Cow;
 #[cfg(feature = "value")]
 use serde::Serialize;
 
-use crate::diagnostics::{Action, Change, MAX_LISTED, Rule};
+use crate::diagnostics::{Action, Change, Rule};
 use crate::edit::{Edit, Put, Target};
 use crate::error::Error;
 use crate::json::{self, Slot, Text};
@@ -120,14 +120,7 @@ pub(crate) fn plan(view: &Message, policy: &Policy) -> Result<Plan, Error> {
     let cleaned = Cleaned::new(&view.envelope, policy, &path);
     let edits = cleaned.edits(Place::Envelope);
     let mut changes = cleaned.changes;
-    if changes.len() > MAX_LISTED {
-        changes.truncate(MAX_LISTED);
-        changes.push(Change {
-            action: Action::Omitted,
-            path: String::new(),
-            rule: Rule::Msg2,
-        });
-    }
+    crate::diagnostics::cap(&mut changes);
     Ok(Plan { changes, edits })
 }
 

@@ -302,3 +302,41 @@ fn a_policy_with_keys_of_its_own_is_refused_not_overridden() {
         "a filter's policy holds no keys: the filter's keys are `invocationKeys` and `uiKeys`"
     );
 }
+
+#[test]
+fn arguments_are_read_only_where_legacy_arguments_are_lifted() {
+    let body = br#"{"id":1,"method":"tools/call","params":{"arguments":{"user_query":"a","user_query":"b"}}}"#;
+    let plain = Filter::new(FilterOptions::default()).expect("defaults");
+    let outcome = plain.filter(body, &FilterContext::default());
+    assert_eq!(forwarded(&outcome).as_bytes(), body);
+    let lifting = Filter::new(FilterOptions {
+        lift_legacy: true,
+        ..FilterOptions::default()
+    })
+    .expect("a filter");
+    let outcome = lifting.filter(body, &FilterContext::default());
+    assert_eq!(
+        outcome.messages[0].refused,
+        Some(mcp_provenance::Code::DuplicateMember)
+    );
+}
+
+#[test]
+fn a_response_lists_at_most_64_changes_then_how_many_more() {
+    let members: Vec<String> = (0..200).map(|i| format!("\"u{i}\":{i}")).collect();
+    let body = format!(
+        r#"{{"id":"s","result":{{"_meta":{{"io.modelcontextprotocol/aiInvocation":{{"turnId":"t",{}}}}}}}}}"#,
+        members.join(",")
+    );
+    let filter = Filter::from_value(&serde_json::json!({"policy": {"userIntent": "redact"}}))
+        .expect("a filter");
+    let outcome = filter.filter(body.as_bytes(), &FilterContext::default());
+    let changes = &outcome.messages[0].changes;
+    assert_eq!(changes.len(), 65);
+    assert_eq!(changes[64].action.as_str(), "omitted");
+    let got: Value = serde_json::from_str(forwarded(&outcome)).expect("JSON");
+    assert_eq!(
+        got["result"]["_meta"]["io.modelcontextprotocol/aiInvocation"],
+        serde_json::json!({"turnId": "t"})
+    );
+}

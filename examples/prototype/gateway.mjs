@@ -304,11 +304,12 @@ async function exchange(req, res) {
   let session = req.headers["mcp-session-id"] ?? null;
   const filtering = performance.now();
   // The body's bytes through the filter; what goes upstream is what it returns, byte for byte.
-  const filtered = body === undefined || body.length === 0 ? { forward: body, replies: [], lines: [], ids: [] } : filter(body, { sessionId: session ?? undefined });
+  const filtered = body === undefined || body.length === 0 ? { forward: body, replies: [], lines: [], accounts: [], ids: [] } : filter(body, { sessionId: session ?? undefined });
   const filterMs = performance.now() - filtering;
   // Logged as forwarded, before the upstream is asked: an answer that never comes cannot lose a line.
   for (const line of filtered.lines) logLine(session, line);
-  const accounts = filtered.lines.map((line) => JSON.parse(line));
+  // The accounts, not the lines: a line holds its message, arguments and all.
+  const accounts = filtered.accounts.map((account) => JSON.parse(account));
   const methods = [...new Set(accounts.flatMap((a) => (a.record ? [a.record.method] : [])))];
   if ("reject" in filtered) {
     log({ session, outcome: "refused", methods, filterMs, roundTripMs: performance.now() - started });

@@ -23,8 +23,8 @@ const UNPINNED = new Set();
   for (const child of node.children) walk(child, [...keys, child.key], legacy || child.group === table.groups.Legacy);
 })(table.message, [], false);
 
-/** Each outcome's accounts: the account's JSON, and where its message stands in `forward`. */
-const accounts_ = new WeakMap();
+/** Where each message of an outcome stands in its `forward`: units from the start and after the end. */
+const placesOf = new WeakMap();
 
 /**
  * What every outcome gives: `lines`, each message's account with the message
@@ -33,8 +33,9 @@ const accounts_ = new WeakMap();
  */
 class Outcome {
   get lines() {
-    const accounts = accounts_.get(this) ?? [];
-    const lines = accounts.map(([account, start, tail]) => {
+    const places = placesOf.get(this) ?? [];
+    const lines = this.accounts.map((account, index) => {
+      const [start, tail] = places[index] ?? [];
       if (start === undefined) return account;
       const { forward } = this;
       const message = typeof forward === "string" ? forward.slice(start, forward.length - tail)
@@ -128,14 +129,15 @@ export class Answer {
       this.at += length;
     }
     outcome.replies = this.strs();
+    outcome.accounts = [];
     outcome.ids = [];
-    const accounts = [];
+    const places = [];
     for (let n = this.u32(); n > 0; n--) {
-      const account = this.str();
+      outcome.accounts.push(this.str());
       outcome.ids.push(this.opt());
-      accounts.push(this.u8() === 1 ? [account, this.u32(), this.u32()] : [account]);
+      places.push(this.u8() === 1 ? [this.u32(), this.u32()] : undefined);
     }
-    accounts_.set(outcome, accounts);
+    placesOf.set(outcome, places);
     return outcome;
   }
 

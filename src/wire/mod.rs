@@ -39,12 +39,9 @@ use crate::legacy;
 use crate::path::Path;
 use crate::policy::{IntentPolicy, Policy};
 use crate::sanitize;
-use crate::schema::{ENVELOPE, Place, Reads, USER_INTENT};
+use crate::schema::{ENVELOPE, Group, Place, Reads, USER_INTENT};
 use crate::validate;
 use crate::view::Message;
-
-/// Every place of the table: the filter reads them all.
-const ALL: Reads = Reads::MAX;
 
 /// A gateway's filter, its options bound and checked once.
 ///
@@ -185,12 +182,13 @@ impl Filter {
         let Ok(text) = std::str::from_utf8(body) else {
             return Outcome::refuse(Refusal::NotUtf8);
         };
-        let parser = Parser::new(&self.keys, self.options.max_depth as usize);
+        let parser = Parser::new(&self.keys, self.options.max_depth as usize, self.reads());
         let context = AuditContext {
             received_at: context.received_at.clone(),
             principal: context.principal.clone(),
             session_id: context.session_id.clone(),
-            policy: Some(self.policy.clone()),
+            // Each record's policy is its pair's, set where it is made.
+            policy: None,
         };
         match parser.body(text, self.options.max_batch as usize) {
             Err(_) => Outcome::refuse(Refusal::NotJson),
@@ -217,9 +215,20 @@ impl Filter {
     /// there is one; `Err` when `body` is not JSON text.
     pub(crate) fn member<'b>(&self, body: &'b [u8], name: &str) -> Result<Option<&'b [u8]>, ()> {
         let text = std::str::from_utf8(body).map_err(|_| ())?;
-        let parser = Parser::new(&self.keys, self.options.max_depth as usize);
+        let parser = Parser::new(&self.keys, self.options.max_depth as usize, self.reads());
         let span = parser.member(text, name).map_err(|_| ())?;
         Ok(span.and_then(|span| body.get(span.start..span.end)))
+    }
+
+    /// The places the filter reads: every group, but `arguments` only when
+    /// it lifts legacy arguments, so that without lifting no member of
+    /// `arguments` is looked at.
+    fn reads(&self) -> Reads {
+        if self.options.lift_legacy {
+            Reads::MAX
+        } else {
+            Reads::MAX & !Group::Legacy.bit()
+        }
     }
 
     /// Whether the policy keeps users' words from servers.
@@ -231,7 +240,7 @@ impl Filter {
     fn views<'d>(&self, message: Slot<'d>) -> Vec<Message<'d>> {
         self.pairs
             .iter()
-            .map(|pair| Message::of_slot(message, &pair.keys, ALL))
+            .map(|pair| Message::of_slot(message, &pair.keys, self.reads()))
             .collect()
     }
 
@@ -289,24 +298,20 @@ impl Filter {
             if code != Code::InvalidRequest {
                 looked.seen.diagnostics.push(outcome::refusal(code));
             }
-            let id = id_text(doc, &root);
-            if id.is_none() {
+            // An id in doubt (duplicated) is no id to record or answer.
+            if looked.seen.id_text.is_none() {
                 looked.seen.id = None;
             }
             looked.text = None;
             looked.seen.record = None;
+            looked.seen.valid = false;
             looked.seen.changes.clear();
             if kind != MessageKind::Notification || code == Code::InvalidRequest {
-                looked.reply = Some(reply(id.unwrap_or("null"), code));
+                let id = looked.seen.id_text.as_deref().unwrap_or("null");
+                looked.reply = Some(reply(id, code));
             }
         }
-        let findings = looked
-            .seen
-            .record
-            .as_ref()
-            .map_or(&looked.seen.diagnostics, |r| &r.diagnostics);
-        looked.seen.valid =
-            looked.seen.refused.is_none() && findings.iter().all(|d| d.severity != Severity::Error);
+        crate::diagnostics::cap(&mut looked.seen.changes);
         looked
     }
 
@@ -408,6 +413,7 @@ impl Filter {
         let invocation = first(&|view| view.envelope.value.is_present()).unwrap_or(primary);
         let ui = first(&|view| view.get(Place::Ui).is_present()).unwrap_or(primary);
         let report = Report::from(diagnostics);
+        looked.seen.valid = report.valid;
         let record = if std::ptr::eq(invocation, primary) && std::ptr::eq(ui, primary) {
             let context = AuditContext {
                 policy: Some(primary.clone()),
@@ -422,7 +428,7 @@ impl Filter {
                 },
                 ..self.policy.clone()
             };
-            let view = Message::of_slot(doc.slot(&root), &policy.keys, ALL);
+            let view = Message::of_slot(doc.slot(&root), &policy.keys, self.reads());
             let context = AuditContext {
                 policy: Some(policy),
                 ..context.clone()
@@ -443,7 +449,9 @@ impl Filter {
         looked: &mut Looked,
     ) -> Result<(), Code> {
         let view = views.first().ok_or(Code::InternalError)?;
-        looked.seen.diagnostics = validate::check(view, None, &KeyOptions::default()).diagnostics;
+        let report = validate::check(view, None, &KeyOptions::default());
+        looked.seen.valid = report.valid;
+        looked.seen.diagnostics = report.diagnostics;
         if !self.redacting() {
             return Ok(());
         }

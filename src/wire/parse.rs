@@ -13,7 +13,7 @@
 
 use super::doc::{Doc, Entry, Raw, Span, Str};
 use crate::json::Kind;
-use crate::schema::{ENVELOPE, Key, MESSAGE, Node, Read};
+use crate::schema::{ENVELOPE, Key, MESSAGE, Node, Read, Reads};
 
 /// The text is not JSON: where it stops being so.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,6 +61,8 @@ enum Want {
 pub(crate) struct Parser<'k> {
     keys: &'k Keys,
     pub(super) max_depth: usize,
+    /// The groups of places read: `arguments` only where legacy arguments are lifted.
+    reads: Reads,
 }
 
 /// The state of reading one body.
@@ -87,8 +89,14 @@ pub(crate) enum Body<'a> {
 }
 
 impl<'k> Parser<'k> {
-    pub(crate) fn new(keys: &'k Keys, max_depth: usize) -> Self {
-        Parser { keys, max_depth }
+    /// A parser under `keys` and a depth bound, reading the places of the
+    /// groups `reads` holds (the rest of a message is checked and skipped).
+    pub(crate) fn new(keys: &'k Keys, max_depth: usize, reads: Reads) -> Self {
+        Parser {
+            keys,
+            max_depth,
+            reads,
+        }
     }
 
     /// Reads a body: one message, or a batch of at most `max_batch`.
@@ -181,13 +189,18 @@ impl<'k> Parser<'k> {
 
     /// The node of the table a member `name` of an object read as `parent` stands for.
     fn child(&self, parent: &'static Node, name: &str) -> Option<&'static Node> {
-        parent.children.iter().find(|child| match child.key {
-            Key::Root => false,
-            Key::Name(known) => known == name,
-            Key::Field(index) => ENVELOPE.get(index).is_some_and(|field| field.name == name),
-            Key::Invocation => self.keys.invocation.iter().any(|key| key == name),
-            Key::Ui => self.keys.ui.iter().any(|key| key == name),
-        })
+        let read = |child: &&Node| self.reads & child.group.bit() == child.group.bit();
+        parent
+            .children
+            .iter()
+            .filter(read)
+            .find(|child| match child.key {
+                Key::Root => false,
+                Key::Name(known) => known == name,
+                Key::Field(index) => ENVELOPE.get(index).is_some_and(|field| field.name == name),
+                Key::Invocation => self.keys.invocation.iter().any(|key| key == name),
+                Key::Ui => self.keys.ui.iter().any(|key| key == name),
+            })
     }
 }
 
