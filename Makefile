@@ -24,6 +24,8 @@ bench: build
 	node bench/compare.mjs
 	node bench/envelope-cost.mjs
 	node bench/filter.mjs
+	$(CARGO) build --release --features cli --bin mcp-provenance
+	node bench/check.mjs
 	$(CARGO) bench --bench native
 
 # serde-wasm-bindgen beside the package's own boundary, on the structs that

@@ -23,7 +23,7 @@ after(() => rmSync(project, { recursive: true, force: true }));
 
 /** `npx mcp-provenance ...args` in the user's project: exit code, standard output and error. */
 function npx(args, input) {
-  const run = spawnSync("npx", ["--no-install", "mcp-provenance", ...args], { cwd: project, encoding: "utf8", input, timeout: 120_000 });
+  const run = spawnSync("npx", ["--no-install", "mcp-provenance", ...args], { cwd: project, encoding: "utf8", input, timeout: 120_000, maxBuffer: 2 ** 26 });
   return { code: run.status, out: run.stdout, err: run.stderr };
 }
 
@@ -111,16 +111,20 @@ test("the native check (cargo --features cli) prints what npx check prints, byte
     Buffer.from([...inputs, ...hostile].join("\n") + "\n"),
     Buffer.from([0x7b, 0x22, 0x69, 0x64, 0x22, 0x3a, 0xff, 0x7d, 0x0a]),
   ]));
-  for (const args of [["mixed.jsonl"], ["mixed.jsonl", "--format", "json"], ["mixed.jsonl", "--field", "message"], ["mixed.jsonl", "--key", "com.example/aiInvocation"],
+  // Larger than the pieces either command reads at a time, a 1.5 MB line across them.
+  const long = `{"id":9,"method":"tools/call","params":{"arguments":{"rows":"${"r".repeat(1_500_000)}"},"_meta":{"turnId":"t"}}}`;
+  writeFileSync(join(project, "pieces.jsonl"), [...Array(40).fill([...inputs, ...hostile.slice(0, 3)].join("\n")), long, ...inputs].join("\n"));
+  for (const args of [["pieces.jsonl"], ["mixed.jsonl"], ["mixed.jsonl", "--format", "json"], ["mixed.jsonl", "--field", "message"], ["mixed.jsonl", "--key", "com.example/aiInvocation"],
     ["hostile.jsonl"], ["hostile.jsonl", "--format", "json"], ["hostile.jsonl", "--redact-intent", "--key", "com.example/aiInvocation"]]) {
     const js = npx(["check", ...args]);
-    const rust = spawnSync(native, ["check", ...args], { cwd: project, encoding: "utf8" });
+    const rust = spawnSync(native, ["check", ...args], { cwd: project, encoding: "utf8", maxBuffer: 2 ** 26 });
+    assert.ok(js.code === 0 || js.code === 1, `${args.join(" ")}: npx check ran to the end`);
     assert.equal(rust.stdout, js.out, args.join(" "));
     assert.equal(rust.status, js.code, args.join(" "));
   }
   assert.match(npx(["check", "hostile.jsonl"]).out, /checked \d+ messages: \d+ errors, \d+ warnings, \d+ unparseable/);
-  for (const file of ["mixed.jsonl", "hostile.jsonl"]) {
-    const sanitized = spawnSync(native, ["check", file, "--sanitize", "native.jsonl", "--redact-intent"], { cwd: project, encoding: "utf8" });
+  for (const file of ["mixed.jsonl", "hostile.jsonl", "pieces.jsonl"]) {
+    const sanitized = spawnSync(native, ["check", file, "--sanitize", "native.jsonl", "--redact-intent"], { cwd: project, encoding: "utf8", maxBuffer: 2 ** 26 });
     npx(["check", file, "--sanitize", "js.jsonl", "--redact-intent"]);
     assert.equal(sanitized.status, 1);
     assert.equal(readFileSync(join(project, "native.jsonl"), "utf8"), readFileSync(join(project, "js.jsonl"), "utf8"), file);

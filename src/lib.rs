@@ -80,5 +80,6 @@ pub use sanitize::{Sanitized, sanitize};
 #[cfg(feature = "value")]
 pub use validate::{ValidateOptions, validate};
 pub use wire::{
-    Check, Counts, Filter, FilterContext, FilterOptions, Line, MessageKind, Outcome, Seen, Verdict,
+    Check, Counts, Filter, FilterContext, FilterOptions, MessageKind, Outcome, Printed, Seen,
+    Verdict,
 };

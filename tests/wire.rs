@@ -9,8 +9,8 @@ use std::fs;
 use std::path::Path;
 
 use mcp_provenance::{
-    AuditContext, Filter, FilterContext, FilterOptions, MessageKind, Policy, Severity, Verdict,
-    audit_record, sanitize, validate,
+    AuditContext, Check, Counts, Filter, FilterContext, FilterOptions, MessageKind, Policy,
+    Printed, Severity, Verdict, audit_record, sanitize, validate,
 };
 use proptest::prelude::*;
 use serde_json::Value;
@@ -229,6 +229,64 @@ proptest! {
         if let Verdict::Forward { body, .. } = &outcome.verdict {
             prop_assert!(judged_json(body));
         }
+    }
+}
+
+/// A capture of the vectors' messages and lines that are not plain
+/// (blank, CRLF, not JSON, a batch, no line feed at the end).
+fn capture() -> Vec<u8> {
+    let mut capture: Vec<u8> = inputs()
+        .iter()
+        .flat_map(|input| {
+            [
+                serde_json::to_vec(input).expect("serializes"),
+                b"\n".to_vec(),
+            ]
+        })
+        .flatten()
+        .collect();
+    capture.extend_from_slice(
+        b"\n  \nnot json\r\n[{\"id\":1,\"method\":\"ping\"},7]\r\n{\"id\":2,\"method\":\"ping\"}",
+    );
+    capture
+}
+
+/// `check` on `capture` handed over in the pieces that `cuts` (byte
+/// offsets) end at the line ends at or after them.
+fn checked(check: &Check, capture: &[u8], cuts: &[usize]) -> (Counts, Printed) {
+    let (mut counts, mut printed) = (Counts::default(), Printed::default());
+    let mut at = 0;
+    for cut in cuts.iter().copied().chain([capture.len()]) {
+        let end = capture
+            .iter()
+            .skip(cut.max(at))
+            .position(|byte| *byte == b'\n')
+            .map_or(capture.len(), |found| cut.max(at) + found + 1);
+        check.lines(&capture[at..end], &mut counts, &mut printed);
+        at = end;
+    }
+    (counts, printed)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// `check` in pieces ending at line ends prints and counts what it does
+    /// on the capture whole and line by line, in text and in JSON, sanitizing.
+    #[test]
+    fn check_in_pieces_is_check_whole(mut cuts in prop::collection::vec(0usize..40_000, 0..12), json in any::<bool>()) {
+        let capture = capture();
+        let filter = Filter::new(FilterOptions { policy: Some(Policy::default()), ..FilterOptions::default() }).expect("a filter");
+        let check = Check { filter, json, field: None, sanitize: true };
+        cuts.sort_unstable();
+        let whole = checked(&check, &capture, &[]);
+        let line_by_line: Vec<usize> = (0..capture.len()).filter(|at| capture[*at] == b'\n').collect();
+        prop_assert_eq!(&checked(&check, &capture, &cuts), &whole);
+        prop_assert_eq!(&checked(&check, &capture, &line_by_line), &whole);
+        let lines = capture.split(|byte| *byte == b'\n').count() as u64;
+        prop_assert_eq!(whole.0.lines, lines);
+        prop_assert_eq!(whole.1.sanitized.matches('\n').count() as u64, lines);
+        prop_assert_eq!(whole.0.unparseable, 1);
     }
 }
 

@@ -23,19 +23,53 @@ const UNPINNED = new Set();
   for (const child of node.children) walk(child, [...keys, child.key], legacy || child.group === table.groups.Legacy);
 })(table.message, [], false);
 
-/** Where each message of an outcome stands in its `forward`: units from the start and after the end. */
-const placesOf = new WeakMap();
-
 /**
- * What every outcome gives: `lines`, each message's account with the message
- * as it goes on, for a log; made when first read, the message's text taken
- * from `forward` where it stands rather than copied out of the module.
+ * What every outcome gives besides its verdict: each message's account, its
+ * id as it came, and `lines` (the account with the message as it goes on,
+ * for a log). They are read from a copy of the core's answer when first
+ * asked for, so that a gateway that only forwards pays for none of them;
+ * a line's message is taken from `forward` where it stands rather than
+ * copied out of the module.
  */
 class Outcome {
+  /** The messages part of the core's answer (src/wasm/answer.rs `messages`), until read. */
+  #kept;
+  #ids;
+  #places;
+
+  constructor(kept) {
+    this.#kept = kept;
+  }
+
+  /** Reads the kept answer into own properties `accounts`; `ids` and places kept. */
+  #read() {
+    if (this.#kept === undefined) return;
+    const answer = new Answer(this.#kept, 0);
+    const accounts = [];
+    this.#ids = [];
+    this.#places = [];
+    for (let n = answer.u32(); n > 0; n--) {
+      accounts.push(answer.str());
+      this.#ids.push(answer.opt());
+      this.#places.push(answer.u8() === 1 ? [answer.u32(), answer.u32()] : undefined);
+    }
+    this.#kept = undefined;
+    Object.defineProperty(this, "accounts", { value: accounts, enumerable: true });
+  }
+
+  get accounts() {
+    this.#read();
+    return this.accounts;
+  }
+
+  get ids() {
+    this.#read();
+    return this.#ids;
+  }
+
   get lines() {
-    const places = placesOf.get(this) ?? [];
     const lines = this.accounts.map((account, index) => {
-      const [start, tail] = places[index] ?? [];
+      const [start, tail] = this.#places[index] ?? [];
       if (start === undefined) return account;
       const { forward } = this;
       const message = typeof forward === "string" ? forward.slice(start, forward.length - tail)
@@ -49,18 +83,20 @@ class Outcome {
 
 /** Something goes on. */
 class Forwarded extends Outcome {
-  constructor(forward) {
-    super();
+  constructor(kept, forward, replies) {
+    super(kept);
     this.forward = forward;
+    this.replies = replies;
   }
 }
 
 /** Nothing goes on. */
 class Rejected extends Outcome {
-  constructor(reject, status) {
-    super();
+  constructor(kept, reject, status, replies) {
+    super(kept);
     this.reject = reject;
     this.status = status;
+    this.replies = replies;
   }
 }
 
@@ -115,30 +151,25 @@ export class Answer {
   /** A filter's outcome (src/wasm/answer.rs `outcome`) for `body`, the string or bytes filtered. */
   outcome(body) {
     const verdict = this.u8();
-    let outcome;
+    let status;
+    let text;
     if (verdict === 2) {
-      const status = this.u32();
-      outcome = new Rejected(this.str(), status);
+      status = this.u32();
+      text = this.str();
     } else if (verdict === 0) {
-      outcome = new Forwarded(body);
+      text = body;
     } else if (typeof body === "string") {
-      outcome = new Forwarded(this.str());
+      text = this.str();
     } else {
       const length = this.u32();
-      outcome = new Forwarded(this.bytes.slice(this.at, this.at + length));
+      text = this.bytes.slice(this.at, this.at + length);
       this.at += length;
     }
-    outcome.replies = this.strs();
-    outcome.accounts = [];
-    outcome.ids = [];
-    const places = [];
-    for (let n = this.u32(); n > 0; n--) {
-      outcome.accounts.push(this.str());
-      outcome.ids.push(this.opt());
-      places.push(this.u8() === 1 ? [this.u32(), this.u32()] : undefined);
-    }
-    placesOf.set(outcome, places);
-    return outcome;
+    const replies = this.strs();
+    const size = this.u32();
+    const kept = this.bytes.slice(this.at, this.at + size);
+    this.at += size;
+    return verdict === 2 ? new Rejected(kept, text, status, replies) : new Forwarded(kept, text, replies);
   }
 
   /** A checked line (src/wire/answer.rs `line`): what to print, what to write, the counts so far. */

@@ -1,6 +1,6 @@
 //! `mcp-provenance check`, natively: the npm package's `check` command for
 //! captures of many gigabytes. One JSON-RPC message (or batch) per line
-//! through [`validate`], streaming in constant memory, with the same output,
+//! through the wire filter, streaming in constant memory, with the same output,
 //! flags and exit codes as `npx mcp-provenance check`, and a progress bar on
 //! a terminal. Built only with the `cli` feature, so the library pulls in
 //! nothing for it:
@@ -11,11 +11,11 @@
 //! ```
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Write};
+use std::io::{self, BufWriter, IsTerminal, Read, Write};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use mcp_provenance::{Check, Counts, Filter, FilterOptions, IntentPolicy, Policy};
+use mcp_provenance::{Check, Counts, Filter, FilterOptions, IntentPolicy, Policy, Printed};
 
 const USAGE: &str = "usage: mcp-provenance check <file.jsonl | -> [options]
 
@@ -74,12 +74,13 @@ fn options(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
         .map_err(|_| "check takes one file (or - for standard input)".to_string())?;
     Ok(Options {
         file,
-        sanitize: out,
         check: Check {
             filter,
             json,
+            sanitize: out.is_some(),
             field,
         },
+        sanitize: out,
     })
 }
 
@@ -115,8 +116,12 @@ impl Progress {
     }
 }
 
+/// How much of the input is read at a time: the core checks a piece's whole
+/// lines in one call.
+const PIECE: usize = 1 << 20;
+
 /// Checks every line of `input`; the counts.
-fn check(mut input: impl BufRead, options: &Options, total: Option<u64>) -> io::Result<Counts> {
+fn check(mut input: impl Read, options: &Options, total: Option<u64>) -> io::Result<Counts> {
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let mut sanitized = match &options.sanitize {
@@ -129,25 +134,47 @@ fn check(mut input: impl BufRead, options: &Options, total: Option<u64>) -> io::
             total,
             drawn: Instant::now(),
         });
-    let mut counts = Counts::default();
-    let (mut read, mut number) = (0u64, 0u64);
-    let mut line = Vec::new();
+    let (mut counts, mut printed) = (Counts::default(), Printed::default());
+    let mut read = 0u64;
+    // The input read so far and not yet checked (`held` bytes: the start of
+    // a line), in a buffer that grows only for a line longer than it.
+    let mut buffer = vec![0; PIECE];
+    let mut held = 0;
     loop {
-        line.clear();
-        if input.read_until(b'\n', &mut line)? == 0 {
-            break;
+        if held == buffer.len() {
+            buffer.resize(2 * held, 0);
         }
-        number += 1;
-        read += line.len() as u64;
+        let got = match input.read(&mut buffer[held..]) {
+            Ok(got) => got,
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+            Err(error) => return Err(error),
+        };
+        held += got;
+        read += got as u64;
+        // Whole lines now, the rest of the input at its end.
+        let whole = match got {
+            0 => held,
+            _ => buffer[..held]
+                .iter()
+                .rposition(|byte| *byte == b'\n')
+                .map_or(0, |at| at + 1),
+        };
+        options
+            .check
+            .lines(&buffer[..whole], &mut counts, &mut printed);
+        buffer.copy_within(whole..held, 0);
+        held -= whole;
+        out.write_all(printed.out.as_bytes())?;
+        if let Some(file) = sanitized.as_mut() {
+            file.write_all(printed.sanitized.as_bytes())?;
+        }
+        printed.out.clear();
+        printed.sanitized.clear();
         if let Some(bar) = progress.as_mut() {
             bar.draw(read, counts.messages);
         }
-        let text = line.strip_suffix(b"\n").unwrap_or(&line);
-        let checked = options.check.line(number, text, &mut counts);
-        out.write_all(checked.out.as_bytes())?;
-        if let Some(file) = sanitized.as_mut() {
-            file.write_all(checked.sanitized.as_bytes())?;
-            file.write_all(b"\n")?;
+        if got == 0 {
+            break;
         }
     }
     if progress.is_some() {
@@ -187,7 +214,7 @@ fn main() -> ExitCode {
         match File::open(&options.file) {
             Ok(file) => {
                 let total = file.metadata().ok().map(|m| m.len());
-                check(BufReader::with_capacity(1 << 20, file), &options, total)
+                check(file, &options, total)
             }
             Err(error) => {
                 eprintln!(

@@ -16,9 +16,10 @@
 //! outcome := (0 | 1 body:str | 2 status:u32 body:str) replies messages
 //!            (forward the body as it came, forward `body`, reject)
 //! replies := count:u32 str{count}
-//! messages := count:u32 (account:str id:opt (0 | 1 start:u32 tail:u32)){count}
-//!            (where the message stands in what goes on: units from its start, units after its end)
-//! line    := out:str sanitized:str counts:f64{5}          (a checked line, or the summary)
+//! messages := size:u32 count:u32 (account:str id:opt (0 | 1 start:u32 tail:u32)){count}
+//!            (size: the bytes after it, so that JS can keep them and read them when asked;
+//!            where the message stands in what goes on: units from its start, units after its end)
+//! line    := out:str sanitized:str counts:f64{5}          (checked lines, or the summary)
 //! opt     := 0 | 1 str
 //! str     := len:u32 utf8[len]
 //! ```
@@ -241,6 +242,8 @@ impl Answer<'_> {
             Verdict::Reject { .. } => "",
         };
         let places = places(forwarded, &outcome.messages, utf16);
+        let sized = self.0.len();
+        self.u32(0);
         self.u32(u32::try_from(outcome.messages.len()).unwrap_or(u32::MAX));
         for (seen, place) in outcome.messages.iter().zip(places) {
             self.str(&seen.json());
@@ -254,9 +257,13 @@ impl Answer<'_> {
                 None => self.u8(0),
             }
         }
+        let size = u32::try_from(self.0.len() - sized - 4).unwrap_or(u32::MAX);
+        if let Some(prefix) = self.0.get_mut(sized..sized + 4) {
+            prefix.copy_from_slice(&size.to_le_bytes());
+        }
     }
 
-    /// A checked line: what to print, what to write, and the counts so far.
+    /// Checked lines: what to print, what to write, and the counts so far.
     pub(super) fn line(&mut self, out: &str, sanitized: &str, counts: &Counts) {
         self.str(out);
         self.str(sanitized);
@@ -266,6 +273,7 @@ impl Answer<'_> {
             warnings,
             unparseable,
             skipped,
+            ..
         } = *counts;
         for count in [messages, errors, warnings, unparseable, skipped] {
             self.0.extend_from_slice(&(count as f64).to_le_bytes());

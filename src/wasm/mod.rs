@@ -24,7 +24,7 @@ use crate::options::{Options, Read};
 use crate::policy::{FieldPolicy, Policy};
 use crate::schema::Place;
 use crate::view::{Envelope, Message};
-use crate::wire::{Check, Counts, Filter, FilterContext};
+use crate::wire::{Check, Counts, Filter, FilterContext, Printed};
 use crate::{echo, invocation, sanitize, validate};
 
 /// What a tape asks for, by its first byte.
@@ -45,7 +45,7 @@ enum Op {
     CreateFilter,
     Filter,
     CreateCheck,
-    CheckLine,
+    CheckLines,
     CheckSummary,
 }
 
@@ -67,7 +67,7 @@ impl Op {
         Op::CreateFilter,
         Op::Filter,
         Op::CreateCheck,
-        Op::CheckLine,
+        Op::CheckLines,
         Op::CheckSummary,
     ];
 }
@@ -211,7 +211,7 @@ fn call((records, strings, values): (&[u8], &[u8], &[u8]), answer: &mut Answer) 
         }
         Some(Op::Validate) => report(&mut tape),
         Some(Op::Filter) => filter(&mut tape, answer),
-        Some(Op::CheckLine | Op::CheckSummary) => check(op, &mut tape, answer),
+        Some(Op::CheckLines | Op::CheckSummary) => check(op, &mut tape, answer),
         Some(op) => reply(op, &mut tape),
         None => return MALFORMED,
     };
@@ -406,20 +406,25 @@ fn reply(op: Op, tape: &mut Tape) -> Result<Reply, Fault> {
             });
             Reply::Handle(handle.map_err(|_| Fault::Malformed)?)
         }
-        Op::Validate | Op::Describe | Op::Filter | Op::CheckLine | Op::CheckSummary => {
+        Op::Validate | Op::Describe | Op::Filter | Op::CheckLines | Op::CheckSummary => {
             return Err(Fault::Malformed);
         }
     })
 }
 
 /// The check the npm command asks for: `filter` (the filter's options),
-/// `json` and `field`, as its flags say.
+/// `json`, `field` and `sanitize`, as its flags say.
 fn check_of(value: Slot<'_>) -> Result<Check, Error> {
-    let options = Options::new(value, "check options", &["filter", "json", "field"])?;
+    let options = Options::new(
+        value,
+        "check options",
+        &["filter", "json", "field", "sanitize"],
+    )?;
     Ok(Check {
         filter: Filter::from_slot(options.get("filter"))?,
         json: options.boolean("json")?.unwrap_or(false),
         field: options.string("field")?,
+        sanitize: options.boolean("sanitize")?.unwrap_or(false),
     })
 }
 
@@ -431,8 +436,8 @@ fn number(tape: &mut Tape) -> Result<f64, Fault> {
     }
 }
 
-/// A line of a capture through the check whose handle the tape holds (the
-/// line in the body's area): what to print and what to write; or the
+/// Whole lines of a capture through the check whose handle the tape holds
+/// (the lines in the body's area): what to print and what to write; or the
 /// check's summary line.
 fn check(op: Option<Op>, tape: &mut Tape, answer: &mut Answer) -> Result<Reply, Fault> {
     let handle = number(tape)? as usize;
@@ -442,11 +447,12 @@ fn check(op: Option<Op>, tape: &mut Tape, answer: &mut Answer) -> Result<Reply, 
             answer.line(&check.summary(counts), "", counts);
             return Ok(Reply::Filtered);
         }
-        let (line, length) = (number(tape)?, number(tape)? as usize);
+        let length = number(tape)? as usize;
         BODY_AREA.with_borrow(|body| {
-            let text = body.get(..length).ok_or(Fault::Malformed)?;
-            let checked = check.line(line as u64, text, counts);
-            answer.line(&checked.out, &checked.sanitized, counts);
+            let lines = body.get(..length).ok_or(Fault::Malformed)?;
+            let mut printed = Printed::default();
+            check.lines(lines, counts, &mut printed);
+            answer.line(&printed.out, &printed.sanitized, counts);
             Ok(Reply::Filtered)
         })
     })
@@ -487,7 +493,7 @@ fn first_read(op: Op) -> u8 {
         | Op::CreateFilter
         | Op::Filter
         | Op::CreateCheck
-        | Op::CheckLine
+        | Op::CheckLines
         | Op::CheckSummary => 0,
     }
 }

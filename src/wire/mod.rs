@@ -18,7 +18,7 @@ mod parse;
 mod patch;
 mod scan;
 
-pub use check::{Check, Counts, Line};
+pub use check::{Check, Counts, Printed};
 pub(crate) use doc::{Container, Entries};
 pub use options::{FilterContext, FilterOptions};
 pub use outcome::{MessageKind, Outcome, Seen, Verdict};
@@ -179,32 +179,46 @@ impl Filter {
     /// # Ok::<(), mcp_provenance::Error>(())
     /// ```
     pub fn filter<'b>(&self, body: &'b [u8], context: &FilterContext) -> Outcome<'b> {
+        self.judge(body, context, true)
+    }
+
+    /// [`Filter::filter`], making each request's audit record when
+    /// `records` (`check` needs only the findings, which are the same).
+    pub(crate) fn judge<'b>(
+        &self,
+        body: &'b [u8],
+        context: &FilterContext,
+        records: bool,
+    ) -> Outcome<'b> {
         let Ok(text) = std::str::from_utf8(body) else {
             return Outcome::refuse(Refusal::NotUtf8);
         };
-        let parser = Parser::new(&self.keys, self.options.max_depth as usize, self.reads());
-        let context = AuditContext {
-            received_at: context.received_at.clone(),
-            principal: context.principal.clone(),
-            session_id: context.session_id.clone(),
-            // Each record's policy is its pair's, set where it is made.
-            policy: None,
+        let pass = Pass {
+            parser: Parser::new(&self.keys, self.options.max_depth as usize, self.reads()),
+            context: AuditContext {
+                received_at: context.received_at.clone(),
+                principal: context.principal.clone(),
+                session_id: context.session_id.clone(),
+                // Each record's policy is its pair's, set where it is made.
+                policy: None,
+            },
+            records,
         };
-        match parser.body(text, self.options.max_batch as usize) {
+        match pass.parser.body(text, self.options.max_batch as usize) {
             Err(_) => Outcome::refuse(Refusal::NotJson),
             Ok(Body::TooMany) => Outcome::refuse(Refusal::BatchTooLarge(self.options.max_batch)),
             Ok(Body::Batch(_, messages)) if messages.is_empty() => {
                 Outcome::refuse(Refusal::EmptyBatch)
             }
             Ok(Body::One(message)) => {
-                let looked = self.look(&parser, &message, None, &context);
+                let looked = self.look(&pass, &message, None);
                 Outcome::assemble(text, None, vec![looked])
             }
             Ok(Body::Batch(span, messages)) => {
                 let looked = messages
                     .iter()
                     .enumerate()
-                    .map(|(index, message)| self.look(&parser, message, Some(index), &context))
+                    .map(|(index, message)| self.look(&pass, message, Some(index)))
                     .collect();
                 Outcome::assemble(text, Some(span), looked)
             }
@@ -245,13 +259,7 @@ impl Filter {
     }
 
     /// Looks at one message of the body.
-    fn look(
-        &self,
-        parser: &Parser,
-        message: &parse::Message,
-        index: Option<usize>,
-        context: &AuditContext,
-    ) -> Looked {
+    fn look(&self, pass: &Pass, message: &parse::Message, index: Option<usize>) -> Looked {
         let doc = &message.doc;
         let root = message.root;
         let views = self.views(doc.slot(&root));
@@ -274,7 +282,7 @@ impl Filter {
             Some(Fault::Duplicate) => Err(Code::DuplicateMember),
             None => match kind {
                 MessageKind::Request | MessageKind::Notification => {
-                    self.request(parser, doc, root, &views, context, &mut looked)
+                    self.request(pass, doc, root, &views, &mut looked)
                 }
                 MessageKind::Response => self.response(doc, root, &views, &mut looked),
                 MessageKind::Malformed => {
@@ -319,11 +327,10 @@ impl Filter {
     /// made and the text it goes on as.
     fn request(
         &self,
-        parser: &Parser,
+        pass: &Pass,
         doc: &Doc,
         root: Entry,
         views: &[Message],
-        context: &AuditContext,
         looked: &mut Looked,
     ) -> Result<(), Code> {
         let view = views.first().ok_or(Code::InternalError)?;
@@ -352,12 +359,12 @@ impl Filter {
         };
         match &lifted {
             Some(text) => {
-                let lifted = parser.one(text).map_err(|_| Code::InternalError)?;
+                let lifted = pass.parser.one(text).map_err(|_| Code::InternalError)?;
                 let views = self.views(lifted.doc.slot(&lifted.root));
-                let mut out = self.record(&lifted.doc, lifted.root, &views, context, looked)?;
+                let mut out = self.record(pass, &lifted.doc, lifted.root, &views, looked)?;
                 looked.text = Some(out.take().unwrap_or_else(|| text.clone()));
             }
-            None => looked.text = self.record(doc, root, views, context, looked)?,
+            None => looked.text = self.record(pass, doc, root, views, looked)?,
         }
         Ok(())
     }
@@ -366,10 +373,10 @@ impl Filter {
     /// policy says; the text it goes on as, when that changed.
     fn record(
         &self,
+        pass: &Pass,
         doc: &Doc,
         root: Entry,
         views: &[Message],
-        context: &AuditContext,
         looked: &mut Looked,
     ) -> Result<Option<String>, Code> {
         let pairs = self.pairs.iter().zip(views);
@@ -414,6 +421,11 @@ impl Filter {
         let ui = first(&|view| view.get(Place::Ui).is_present()).unwrap_or(primary);
         let report = Report::from(diagnostics);
         looked.seen.valid = report.valid;
+        if !pass.records {
+            looked.seen.diagnostics = report.diagnostics;
+            return Ok(patch.text());
+        }
+        let context = &pass.context;
         let record = if std::ptr::eq(invocation, primary) && std::ptr::eq(ui, primary) {
             let context = AuditContext {
                 policy: Some(primary.clone()),
@@ -469,6 +481,15 @@ impl Filter {
         looked.text = patch.text();
         Ok(())
     }
+}
+
+/// What one call of the filter reads a body with.
+struct Pass<'k> {
+    parser: Parser<'k>,
+    /// What each record is made in (its policy set where it is made).
+    context: AuditContext,
+    /// Whether requests' audit records are made.
+    records: bool,
 }
 
 /// The account of a message that could not even be looked at.

@@ -72,7 +72,8 @@ pub struct Seen {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub record: Option<AuditRecord>,
     /// What `validate` found in a response or a malformed message, and why
-    /// a message was refused (a request's findings are in its record).
+    /// a message was refused (a request's findings are in its record, or
+    /// here where no record was made: `check` makes none).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub diagnostics: Vec<Diagnostic>,
     /// What the filter changed in it.

@@ -27,6 +27,36 @@ fn stops(word: u64) -> u64 {
     (zero(quote) | zero(backslash) | word.wrapping_sub(0x20 * LOW) & !word) & HIGH
 }
 
+/// The lines of `bytes`, each with its line feed but perhaps the last
+/// (nothing for no bytes), found eight bytes at a time.
+pub(super) fn lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut rest = bytes;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let mut at = 0;
+        let end = loop {
+            let Some(word) = rest.get(at..at + 8).and_then(|chunk| chunk.try_into().ok()) else {
+                break rest
+                    .get(at..)?
+                    .iter()
+                    .position(|byte| *byte == b'\n')
+                    .map(|i| at + i);
+            };
+            let feeds = u64::from_le_bytes(word) ^ (u64::from(b'\n') * LOW);
+            let found = feeds.wrapping_sub(LOW) & !feeds & HIGH;
+            if found != 0 {
+                break Some(at + (found.trailing_zeros() / 8) as usize);
+            }
+            at += 8;
+        };
+        let (line, after) = rest.split_at(end.map_or(rest.len(), |end| end + 1));
+        rest = after;
+        Some(line)
+    })
+}
+
 impl<'a, 'k> Reader<'a, 'k> {
     #[inline]
     pub(super) fn peek(&self) -> Option<u8> {

@@ -1,8 +1,9 @@
 // `mcp-provenance check`: every line of a capture (one JSON-RPC message or
-// batch) through the core's check, which runs the wire filter on the line's
-// bytes and writes what to print (src/wire/check.rs): the native command
-// prints the same by construction. Streaming; optionally each line as the
-// filter lets it go on, into another file (an empty line where it does not).
+// batch) through the core's check, which runs the wire filter on each
+// line's bytes and writes what to print (src/wire/check.rs): the native
+// command prints the same by construction. Streaming, the whole lines of
+// each piece read in one call; optionally each line as the filter lets it go
+// on, into another file (an empty line where it does not).
 import { createReadStream, createWriteStream, statSync } from "node:fs";
 import { once } from "node:events";
 import { parseArgs } from "node:util";
@@ -71,18 +72,17 @@ function options(argv) {
   };
   let handle;
   try {
-    handle = call("CreateCheck", (w) => w.whole({ filter, json: values.format === "json", field: values.field }), (_, made) => made);
+    handle = call("CreateCheck", (w) => w.whole({ filter, json: values.format === "json", field: values.field, sanitize: values.sanitize !== undefined }), (_, made) => made);
   } catch (error) {
     throw new UsageError(`${error.message} (${error.code})`);
   }
   return { file: positionals[0], sanitize: values.sanitize, handle };
 }
 
-/** A line through the core's check (src/wire/check.rs): what to print, what to write, the counts so far. */
-function checkLine(handle, number, bytes) {
-  return call("CheckLine", (w) => {
+/** Whole lines through the core's check (src/wire/check.rs): what to print, what to write, the counts so far. */
+function checkLines(handle, bytes) {
+  return call("CheckLines", (w) => {
     w.whole(handle);
-    w.whole(number);
     w.whole(w.body(bytes));
   }, (answer) => answer.line());
 }
@@ -99,7 +99,7 @@ export async function check(argv, io) {
     if (file === "-") input = io.stdin;
     else {
       total = statSync(file).size;
-      input = createReadStream(file);
+      input = createReadStream(file, { highWaterMark: 1 << 20 });
       await once(input, "open");
     }
   } catch (error) {
@@ -116,14 +116,12 @@ export async function check(argv, io) {
     shown = 1;
   }, 250) : undefined;
 
-  let number = 0;
-  for await (const line of lines(input)) {
-    number++;
-    read += line.length + 1;
-    const checked = checkLine(handle, number, line);
+  for await (const lines of wholeLines(input)) {
+    read += lines.length;
+    const checked = checkLines(handle, lines);
     counts = checked.counts;
     await write(checked.out);
-    if (out && !out.write(`${checked.sanitized}\n`)) await once(out, "drain");
+    if (out && !out.write(checked.sanitized)) await once(out, "drain");
   }
   clearInterval(progress);
   if (shown) io.stderr.write("\n");
@@ -133,17 +131,21 @@ export async function check(argv, io) {
   return summary.counts.errors > 0 ? 1 : 0;
 }
 
-/** The lines of a stream of bytes, each without its line feed, as bytes: the core reads them as they came. */
-async function* lines(input) {
-  let rest = Buffer.alloc(0);
+/**
+ * The bytes of a stream in pieces that end where a line does (the last
+ * where the stream does); a line across many chunks is joined once.
+ */
+async function* wholeLines(input) {
+  let held = [];
   for await (const chunk of input) {
-    let data = rest.length ? Buffer.concat([rest, chunk]) : chunk;
-    let at;
-    while ((at = data.indexOf(10)) >= 0) {
-      yield data.subarray(0, at);
-      data = data.subarray(at + 1);
+    const end = chunk.lastIndexOf(10) + 1;
+    if (end === 0) {
+      held.push(chunk);
+      continue;
     }
-    rest = Buffer.from(data);
+    held.push(chunk.subarray(0, end));
+    yield held.length === 1 ? held[0] : Buffer.concat(held);
+    held = end < chunk.length ? [chunk.subarray(end)] : [];
   }
-  if (rest.length) yield rest;
+  if (held.length) yield Buffer.concat(held);
 }
