@@ -5,6 +5,7 @@
 // target/screenshots for a person to look at.
 import assert from "node:assert/strict";
 import { mkdirSync, readFileSync, readdirSync } from "node:fs";
+import { createServer } from "node:http";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -156,4 +157,46 @@ test("the App's calls reach the server stamped initiator app, spoof or not", asy
   await page.locator("#apps").screenshot({ path: join(shots, "apps.png") });
   const rows = await page.evaluate(() => [...document.querySelectorAll("#server-log tbody tr")].map((row) => ({ sent: row.dataset.sent, seen: row.dataset.seen })));
   assert.deepEqual(rows.slice(0, 2), [{ sent: "", seen: "app" }, { sent: "model", seen: "app" }]);
+});
+
+/** Serves the repository's `pkg/` and the CSP fixture, and a page that loads it under `policy`. */
+function servedUnder(policy) {
+  const server = createServer((req, res) => {
+    const path = new URL(req.url, "http://x").pathname;
+    if (path === "/") {
+      res.writeHead(200, { "content-type": "text/html", "content-security-policy": policy });
+      res.end('<!doctype html><body><script type="module" src="/js-tests/fixtures/csp.mjs"></script></body>');
+      return;
+    }
+    if (!/^\/(pkg\/[\w/.-]+|js-tests\/fixtures\/csp)\.mjs$/.test(path) || path.includes("..")) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { "content-type": "text/javascript", "content-security-policy": policy });
+    res.end(readFileSync(join(root, path)));
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
+}
+
+test("under a CSP without 'wasm-unsafe-eval' every call throws wasm-unavailable, naming it; with it, the package works", async () => {
+  const results = {};
+  for (const policy of ["script-src 'self'", "script-src 'self' 'wasm-unsafe-eval'"]) {
+    const cspServer = await servedUnder(policy);
+    const cspPage = await browser.newPage();
+    try {
+      await cspPage.goto(`http://127.0.0.1:${cspServer.address().port}/`);
+      await cspPage.waitForSelector("body[data-result]", { state: "attached" });
+      results[policy] = JSON.parse(await cspPage.evaluate(() => document.body.dataset.result));
+    } finally {
+      await cspPage.close();
+      cspServer.close();
+    }
+  }
+  const refused = results["script-src 'self'"];
+  for (const attempt of ["1", "2"]) {
+    assert.equal(refused[attempt].name, "RangeError");
+    assert.equal(refused[attempt].code, "wasm-unavailable");
+    assert.match(refused[attempt].message, /'wasm-unsafe-eval'/);
+  }
+  assert.deepEqual(results["script-src 'self' 'wasm-unsafe-eval'"], { 1: { report: { valid: true, diagnostics: [] } }, 2: { report: { valid: true, diagnostics: [] } } });
 });

@@ -5,9 +5,12 @@
  *
  * Every function returns new objects and never changes its input; parts it
  * did not change (`params.arguments` above all) are the very same objects.
- * What is wrong with a message is data ({@link validate} never throws);
- * only a call that cannot run throws a `TypeError` (wrong input) or a
- * `RangeError` (bad option) with a stable {@link ProvenanceError.code}.
+ * What is wrong with a message is data ({@link validate} never throws on
+ * what it is given); only a call that cannot run throws a `TypeError`
+ * (wrong input) or a `RangeError` (bad option; `wasm-unavailable` where
+ * WebAssembly cannot be compiled, as under a Content-Security-Policy
+ * without `'wasm-unsafe-eval'`; `reentrant-call` for a call made from a
+ * getter while another is at work) with a stable {@link ProvenanceError.code}.
  */
 
 /** The SEP-2817 envelope key: `_meta["io.modelcontextprotocol/aiInvocation"]`. */
@@ -39,7 +42,7 @@ export type DiagnosticCode =
 export type ErrorCode =
   | "not-a-message" | "not-a-request" | "not-a-response" | "unreadable" | "invalid-type" | "invalid-invocation"
   | "invalid-key" | "reserved-key" | "conflicting-keys" | "invalid-limit" | "invalid-option" | "unknown-option"
-  | "invalid-initiator" | "resource-exhausted" | "internal-error";
+  | "invalid-initiator" | "resource-exhausted" | "internal-error" | "reentrant-call" | "wasm-unavailable";
 
 /**
  * Why the wire filter (`mcp-provenance/gateway`) refused a body or a message
@@ -186,7 +189,9 @@ export type Echoed<S, K extends string = typeof AI_INVOCATION_KEY> = S extends {
 // --- The functions --------------------------------------------------------
 
 /**
- * Checks any value against every rule; never throws, whatever it is given.
+ * Checks any value against every rule; never throws, whatever it is given (it throws only where it
+ * cannot run at all: `wasm-unavailable` under a Content-Security-Policy without
+ * `'wasm-unsafe-eval'`, `reentrant-call` when called from a getter of a value another call reads).
  * @param options.request for a response, the request it answers, to check the `turnId` echo (AI-11).
  * @example
  * validate({ method: "tools/call", params: { _meta: { [AI_INVOCATION_KEY]: { turnId: 7 } } } }).valid // false

@@ -29,7 +29,12 @@ export interface IncomingMessage {
   params?: { [member: string]: unknown };
 }
 
-/** What to carry, record and echo; the keys and policy apply to every message. */
+/**
+ * What to carry, record and echo. The keys apply to every message; a policy given (`userIntent`,
+ * a byte limit, `unknownFields`) applies to every request and notification sent, which goes on as
+ * `sanitize` makes it (a client that drops or redacts intents never sends their text), and to each
+ * record the server side makes.
+ */
 export interface ProvenanceTransportOptions extends Policy {
   /** Client side: the envelope to attach to an outgoing request, or `undefined` for none. */
   invocation?: (request: OutgoingRequest) => AiInvocation | undefined | Promise<AiInvocation | undefined>;

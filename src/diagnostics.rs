@@ -220,6 +220,15 @@ string_enum! {
         /// A bare `_meta.userIntent` where the policy redacts intents (a
         /// refusal of the wire filter, WIRE-6).
         BareUserIntent => "bare-user-intent",
+        /// A call of the package made while another of its calls was still
+        /// at work (from a getter or Proxy trap of a value it was reading):
+        /// refused, and the other call unharmed (error; only the JS package
+        /// meets it).
+        ReentrantCall => "reentrant-call",
+        /// WebAssembly cannot be compiled here: a Content-Security-Policy
+        /// without `'wasm-unsafe-eval'`, or a runtime without WebAssembly
+        /// (error; only the JS package meets it).
+        WasmUnavailable => "wasm-unavailable",
     }
 }
 

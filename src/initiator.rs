@@ -16,6 +16,24 @@ use crate::schema::{Group, Place, Reads};
 
 /// What stamping and clearing read of a request.
 pub(crate) const READS: Reads = Group::Ui.bit();
+
+/// The requests a View sends that a Host forwards towards the server, each
+/// to be stamped `initiator: "app"` (UI-1): every request of the MCP Apps
+/// View-to-Host protocol that is an MCP server request. (`ui/*` requests
+/// and sampling are the Host's own to answer, never forwarded.)
+///
+/// # Examples
+///
+/// ```
+/// assert!(mcp_provenance::VIEW_REQUESTS.contains(&"resources/read"));
+/// ```
+pub const VIEW_REQUESTS: &[&str] = &[
+    "tools/call",
+    "resources/read",
+    "resources/list",
+    "resources/templates/list",
+    "prompts/list",
+];
 use crate::text;
 use crate::view::Message;
 

@@ -65,7 +65,7 @@ pub use diagnostics::{Action, Change, Code, Diagnostic, Report, Rule, Severity};
 #[cfg(feature = "value")]
 pub use echo::echo_turn_id;
 pub use error::Error;
-pub use initiator::Initiator;
+pub use initiator::{Initiator, VIEW_REQUESTS};
 #[cfg(feature = "value")]
 pub use initiator::{clear_initiator, stamp_initiator};
 #[cfg(feature = "value")]

@@ -1,6 +1,6 @@
 // An MCP Apps host in the page: a View in an iframe talks to an AppBridge;
 // stampAppCalls (mcp-provenance/ext-apps) stamps `initiator: "app"` on every
-// call the View makes (UI-1, UI-3) and forwards it to an MCP server in this page
+// request the View sends towards the server (UI-1, UI-3) and forwards it to an MCP server in this page
 // over an in-memory transport. What the server receives is reported as it
 // arrives on the wire, before the SDK handles it.
 
@@ -43,7 +43,7 @@ export async function startAppsHost({ iframe, onCall }) {
   await client.connect(clientSide);
 
   const bridge = stampAppCalls(new AppBridge(null, info, { serverTools: {} }),
-    (params, extra) => client.request({ method: "tools/call", params }, { signal: extra?.mcpReq?.signal }));
+    (request, extra) => client.request(request, { signal: extra?.mcpReq?.signal }));
   // What the View claimed, for the page to show beside what the server saw.
   const stamped = bridge.oncalltool;
   bridge.oncalltool = (params, extra) => {

@@ -34,11 +34,11 @@ await client.connect(provenanceTransport(new StreamableHTTPClientTransport(new U
 const callTool = (request) => client.request(request, CallToolResultSchema);
 
 /**
- * What an MCP Apps host's AppBridge does with the params a View sent
+ * What an MCP Apps host's AppBridge does with the requests a View sent
  * (mcp-provenance/ext-apps): the host stamps `initiator: "app"` over
  * whatever the View claimed (UI-1, UI-3). A click is a turn of its own.
  */
-const bridge = stampAppCalls({}, (params) => callTool({ method: "tools/call", params }));
+const bridge = stampAppCalls({}, (request) => callTool(request));
 
 /** A call the model chose: its audit context, and no App marker (UI-2). */
 function fromModel(turn, call, turnId) {

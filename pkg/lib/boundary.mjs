@@ -17,6 +17,13 @@ let answerAt;
 let instances = 0;
 /** The errors the core answered with, thrown as they are; anything else thrown is made one of ours. */
 const answered = new WeakSet();
+/**
+ * Whether a call is at work: the module's tape and answer are one, so a
+ * call made meanwhile (from a getter or Proxy trap of a value being read,
+ * or read while the answer is turned into a result) is refused before it
+ * touches them.
+ */
+let working = false;
 
 /** Uses `instance`, an instantiated mcp_provenance.wasm, from now on (tests give their own). */
 export function start(instance) {
@@ -31,19 +38,32 @@ export function instance() {
   return instances;
 }
 
-/** The module instantiated from its bytes, base64 in dist/wasm.mjs. */
-function instantiate() {
-  const text = atob(wasm);
-  const bytes = new Uint8Array(text.length);
-  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
-  return new WebAssembly.Instance(new WebAssembly.Module(bytes));
-}
-
 /** A `TypeError` or `RangeError` with one of the core's codes. */
 function coded(Kind, code, message) {
   const error = new Kind(message);
   error.code = code;
   return error;
+}
+
+/**
+ * The module instantiated from its bytes, base64 in dist/wasm.mjs; where
+ * WebAssembly cannot be compiled (a Content-Security-Policy without
+ * 'wasm-unsafe-eval', a runtime without it), a `wasm-unavailable` error
+ * that says so, the same for every call.
+ */
+function instantiate() {
+  const text = atob(wasm);
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+  try {
+    return new WebAssembly.Instance(new WebAssembly.Module(bytes));
+  } catch (thrown) {
+    const error = coded(RangeError, "wasm-unavailable", "mcp-provenance needs WebAssembly, which cannot be compiled here: "
+      + "a Content-Security-Policy must allow it with 'wasm-unsafe-eval' in script-src, and the runtime must support it"
+      + ` (${thrown?.name ?? "an error"})`);
+    answered.add(error);
+    throw error;
+  }
 }
 
 /**
@@ -73,10 +93,17 @@ function refused(thrown) {
  * `TypeError` or `RangeError`.
  */
 export function call(op, write, read) {
+  if (working) {
+    throw coded(RangeError, "reentrant-call", "mcp-provenance was called while one of its calls was at work (from a getter "
+      + "or Proxy trap of a value it was reading); this call is refused, the other goes on unharmed");
+  }
+  working = true;
   try {
     return attempt(op, write, read);
   } catch (thrown) {
     throw refused(thrown);
+  } finally {
+    working = false;
   }
 }
 

@@ -34,7 +34,7 @@ function make(options) {
   }
   const found = key === undefined ? undefined : made.get(key);
   if (found !== undefined) return found;
-  const handle = call("CreateFilter", (w) => w.whole(options), (_, created) => created);
+  const handle = call("CreateFilter", (w) => w.options(options), (_, created) => created);
   if (key !== undefined) made.set(key, handle);
   return handle;
 }

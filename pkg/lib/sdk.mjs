@@ -25,6 +25,8 @@ export function provenanceTransport(transport, options = {}) {
     if (value !== undefined && typeof value !== "function") throw Object.assign(new RangeError(`options.${name} must be a function`), { code: "invalid-option" });
   }
   const mp = createProvenance(policy);
+  // A policy of its own (beside the keys): every message sent goes on as it makes it.
+  const policed = Object.keys(policy).some((name) => name !== "invocationKey" && name !== "uiKey");
   /** Request id → the request, until its response is sent, it is cancelled, or the transport closes. */
   const answering = new Map();
   /** Incoming messages wait here for the audit of those before them: the SDK sees them in order. */
@@ -73,6 +75,7 @@ export function provenanceTransport(transport, options = {}) {
       outgoing = mp.echoTurnId(answering.get(message.id), message);
       answering.delete(message.id);
     }
+    if (policed && typeof outgoing?.method === "string") outgoing = mp.sanitize(outgoing).message;
     return transport.send(outgoing, sendOptions);
   }
 

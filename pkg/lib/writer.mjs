@@ -45,6 +45,12 @@ function isPlain(value) {
   return prototype === Object.prototype || prototype === null || Object.getPrototypeOf(prototype) === null;
 }
 
+/** A value of the same JSON type as `value`, for one that only its type is read of: a string or an array is empty. */
+function standIn(value) {
+  if (typeof value === "string") return "";
+  return Array.isArray(value) ? [] : value;
+}
+
 export class Writer {
   constructor(exports) {
     this.exports = exports;
@@ -463,7 +469,8 @@ export class Writer {
     this.cut = 0;
     this.longest = MAX_OPTION_CHARS;
     if (typeof options !== "object" || options === null || Array.isArray(options) || !isPlain(options)) {
-      this.whole(options);
+      // Not options: what the core refuses it for is its type, so a stand-in of that type goes, never a copy.
+      this.whole(standIn(options));
     } else {
       const at = this.open(OBJECT_WHOLE);
       let count = 0;

@@ -123,6 +123,11 @@ pub(super) fn write(answer: &mut Answer) {
         "actions",
         Action::ALL.iter().map(|action| action.as_str()),
     );
+    list(
+        &mut out,
+        "viewRequests",
+        crate::initiator::VIEW_REQUESTS.iter().copied(),
+    );
     out.push_str("\"keys\":{\"invocation\":");
     write_string(&mut out, AI_INVOCATION_KEY);
     out.push_str(",\"ui\":");

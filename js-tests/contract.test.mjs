@@ -1,0 +1,109 @@
+// The object API keeps its word (issue 18): what was checked is what is
+// returned, in every runtime and policy. Each attack of the issue, by its
+// number, as it was described; the CSP one (8) runs in Chromium
+// (browser.test.mjs).
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+
+import * as api from "../pkg/index.mjs";
+import { start } from "../pkg/lib/boundary.mjs";
+
+const KEY = api.AI_INVOCATION_KEY;
+const UI = api.UI_KEY;
+const wasm = readFileSync(new URL("../pkg/dist/mcp_provenance.wasm", import.meta.url));
+
+/** Calls the library from inside a getter: the inner call is refused, with its code. */
+function reenter(inner, refusals) {
+  try {
+    inner();
+    refusals.push("went through");
+  } catch (error) {
+    refusals.push(`${error.name} ${error.code}`);
+  }
+}
+
+test("3: a call made from a getter while another call reads is refused; the outer call is unharmed", () => {
+  const refusals = [];
+  const secret = { text: "my secret words" };
+  const hostile = {
+    jsonrpc: "2.0", id: 1, method: "tools/call",
+    params: { name: "q", _meta: { [KEY]: { get userIntent() {
+      reenter(() => api.validate({ method: "ping", params: { _meta: { [KEY]: { turnId: "inner" } } } }), refusals);
+      reenter(() => api.stampInitiator({ method: "tools/call" }, "model"), refusals);
+      return secret;
+    } } } },
+  };
+  const { message } = api.sanitize(hostile, { userIntent: "redact" });
+  assert.deepEqual(message.params._meta[KEY].userIntent, { redacted: true });
+
+  const view = { method: "tools/call", params: { get _meta() {
+    reenter(() => api.sanitize({ method: "x", params: { _meta: { [UI]: { initiator: "model" } } } }), refusals);
+    return { [UI]: { initiator: "model" } };
+  } } };
+  assert.equal(api.stampInitiator(view, "app").params._meta[UI].initiator, "app");
+
+  const recorded = api.auditRecord({ method: "tools/call", id: 7, params: { name: "q", get _meta() {
+    reenter(() => api.auditRecord({ method: "other" }), refusals);
+    return {};
+  } } });
+  assert.equal(recorded.method, "tools/call");
+  assert.ok(refusals.length >= 4);
+  assert.deepEqual(new Set(refusals), new Set(["RangeError reentrant-call"]));
+});
+
+test("3: getters nested in getters get no further than the first; the refusal rethrown makes the outer input unreadable", () => {
+  const { exports } = new WebAssembly.Instance(new WebAssembly.Module(wasm));
+  start({ exports });
+  const held = exports.memory.buffer.byteLength;
+  let depth = 0;
+  const nested = () => ({ method: "tools/call", params: { get _meta() {
+    if (++depth < 50) api.validate(nested());
+    return {};
+  } } });
+  const report = api.validate(nested());
+  assert.deepEqual(report.diagnostics.map((d) => [d.code, d.path]), [["unreadable", "/params/_meta"]]);
+  assert.equal(depth, 1, "the inner call was refused before it read anything");
+  // The next calls answer as always, in the module's memory as it was.
+  assert.deepEqual(api.validate({ method: "ping" }), { valid: true, diagnostics: [] });
+  assert.equal(exports.memory.buffer.byteLength, held);
+});
+
+test("7: options that are not an object are refused by type, never copied into the module", () => {
+  const { exports } = new WebAssembly.Instance(new WebAssembly.Module(wasm));
+  start({ exports });
+  const held = exports.memory.buffer.byteLength;
+  const big = "x".repeat(100_000_000);
+  for (const call of [() => api.sanitize({ method: "x" }, big), () => api.auditRecord({ method: "x" }, big), () => api.stampInitiator({ method: "x" }, "app", big)]) {
+    assert.throws(call, (error) => error instanceof RangeError && error.code === "invalid-option" && error.message.endsWith("not a string"));
+  }
+  assert.throws(() => api.sanitize({ method: "x" }, new Array(5_000_000).fill(1)), (error) => error.code === "invalid-option" && error.message.endsWith("not an array"));
+  assert.deepEqual(api.validate({ method: "x" }, big).diagnostics.map((d) => d.code), ["invalid-option"]);
+  assert.equal(exports.memory.buffer.byteLength, held);
+});
+
+test("2: an SDK client on provenanceTransport sends what its policy makes of each request", async () => {
+  const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+  const { McpServer } = await import("@modelcontextprotocol/sdk/server/mcp.js");
+  const { InMemoryTransport } = await import("@modelcontextprotocol/sdk/inMemory.js");
+  const { provenanceTransport } = await import("../pkg/sdk.mjs");
+  const envelope = { turnId: "t-1", userIntent: { text: "my private words, all of them" }, model: { name: "m" } };
+  const sent = async (policy) => {
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const wire = [];
+    const server = new McpServer({ name: "s", version: "1.0.0" });
+    server.registerTool("count", { description: "counts" }, () => ({ content: [{ type: "text", text: "3" }] }));
+    await server.connect(provenanceTransport(serverSide, { audit: (_record, _report, message) => { wire.push(message); } }));
+    const client = new Client({ name: "c", version: "1.0.0" });
+    await client.connect(provenanceTransport(clientSide, { invocation: () => envelope, ...policy }));
+    await client.callTool({ name: "count", arguments: {} });
+    await client.close();
+    return wire.find((message) => message.method === "tools/call").params._meta[KEY];
+  };
+  assert.deepEqual(await sent({}), envelope);
+  assert.deepEqual(await sent({ userIntent: "drop" }), { turnId: "t-1", model: { name: "m" } });
+  assert.deepEqual(await sent({ userIntent: "redact" }), { turnId: "t-1", userIntent: { redacted: true }, model: { name: "m" } });
+  const cut = api.sanitize({ method: "tools/call", params: { _meta: { [KEY]: envelope } } }, { maxIntentBytes: 16 }).message.params._meta[KEY];
+  assert.ok(cut.userIntent.text.length <= 16);
+  assert.deepEqual(await sent({ maxIntentBytes: 16 }), cut);
+});
