@@ -107,3 +107,24 @@ test("2: an SDK client on provenanceTransport sends what its policy makes of eac
   assert.ok(cut.userIntent.text.length <= 16);
   assert.deepEqual(await sent({ maxIntentBytes: 16 }), cut);
 });
+
+test("1: a member name is compared and edited whole, however long; past 65,536 characters it is refused", async () => {
+  const { createFilter } = await import("../pkg/gateway.mjs");
+  const long = "n".repeat(5000);
+  for (const policy of [{}, { userIntent: "redact" }, { userIntent: "drop" }, { unknownFields: "keep" }]) {
+    const { message, changes } = api.sanitize({ method: "tools/call", params: { _meta: { [KEY]: { turnId: "t", [long]: { text: "my secret\r\nwords" } } } } }, policy);
+    assert.deepEqual(message.params._meta[KEY], { turnId: "t" }, JSON.stringify(policy));
+    assert.deepEqual(changes.map((c) => c.action), ["dropped"]);
+  }
+  const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { _meta: { [KEY]: { turnId: "t", [long]: { text: "my secret" } } } } });
+  assert.ok(!createFilter({ policy: { userIntent: "redact" } })(body).forward.includes("secret"));
+
+  assert.equal(api.isValidMetaKey(`a/${"b".repeat(5000)}/`), false, "an invalid key past the old cut");
+  assert.equal(api.isValidMetaKey(`a/${"b".repeat(5000)}`), true, "a valid one, judged whole");
+  assert.equal(api.isValidMetaKey(`a/${"b".repeat(70_000)}`), false, "past 65,536 characters: judged no key");
+  assert.equal(api.isReservedMetaKey(`io.modelcontextprotocol/${"b".repeat(70_000)}`), true);
+
+  const huge = { method: "tools/call", params: { _meta: { [KEY]: { ["n".repeat(70_000)]: 1 } } } };
+  assert.throws(() => api.sanitize(huge), (error) => error instanceof TypeError && error.code === "unreadable" && error.message.endsWith("a member name of more than 65536 characters"));
+  assert.deepEqual(api.validate(huge).diagnostics.map((d) => [d.code, d.message.endsWith("a member name of more than 65536 characters")]), [["unreadable", true]]);
+});

@@ -85,11 +85,11 @@ export function liftLegacyArguments(request, options) {
 }
 
 export function isValidMetaKey(key) {
-  return call("IsValidMetaKey", (w) => w.whole(typeof key === "string" ? key : undefined), (_, status) => status === 1);
+  return call("IsValidMetaKey", (w) => w.key(key), (_, status) => status === 1);
 }
 
 export function isReservedMetaKey(key) {
-  return call("IsReservedMetaKey", (w) => w.whole(typeof key === "string" ? key : undefined), (_, status) => status === 1);
+  return call("IsReservedMetaKey", (w) => w.key(key), (_, status) => status === 1);
 }
 
 /** `given` over `bound`: a call's own options merged over the bound ones (anything else is passed on as it is, for the core to refuse). */

@@ -16,12 +16,15 @@ const { WHOLE } = table.flags;
 const {
   record: RECORD, records: RECORDS_ROOM, unfinished: UNFINISHED,
   depth: MAX_DEPTH, items: MAX_ITEMS, values: MAX_VALUES, valueBytes: MAX_VALUE_BYTES, optionChars: MAX_OPTION_CHARS,
+  nameChars: MAX_NAME_CHARS,
 } = table.limits;
 const [RECORDS, STRINGS, VALUES, BODY] = [0, 1, 2, 3];
 const WHAT = Object.fromEntries(table.what.map((name, index) => [name, index]));
 const KEY_OPTIONS = table.keyOptions;
 /** No field, no member: a place's own value. */
 const NONE = 255;
+/** How much of a member name too long to read names it in a pointer. */
+const NAMED_CHARS = 128;
 /** Strings longer than this go through TextEncoder, which moves long ones faster than a loop. */
 const ENCODE_LONGER = 32;
 
@@ -229,6 +232,15 @@ export class Writer {
     this.r = r + RECORD;
   }
 
+  /** A key to judge (isValidMetaKey): as it is up to the longest a name can be, cut past it (and so judged no key). */
+  key(key) {
+    if (typeof key !== "string") return this.value(undefined);
+    const cut = this.cut;
+    this.cut = MAX_NAME_CHARS;
+    this.string(key);
+    this.cut = cut;
+  }
+
   /** A place read as a scalar (`place`, and the envelope field and member it is, when given): its value, or for a container its type. */
   value(value, place, field = NONE, member = NONE) {
     if (this.pinning && place !== undefined && (typeof value !== "object" || value === null)) this.pins.push(place, field, member, value);
@@ -328,11 +340,15 @@ export class Writer {
     this.v += 4;
   }
 
-  /** A `str` in the values area: a member name, or a string of a value read whole. */
-  name(text) {
+  /**
+   * A `str` in the values area: a string of a value read whole, cut as the
+   * call cuts strings; or, with `whole`, a member name, never cut (a name is
+   * compared and edited by its whole value).
+   */
+  name(text, whole = false) {
     if (this.longest !== 0 && text.length > this.longest) this.stop(WHAT.longOption);
     this.flags = 0;
-    text = this.cutText(text);
+    if (!whole) text = this.cutText(text);
     this.room(5 + 3 * text.length);
     const at = this.valuesAt + this.v;
     const written = this.utf8(text, at + 5);
@@ -370,7 +386,12 @@ export class Writer {
    */
   member(object, name) {
     const at = this.v;
-    this.name(name);
+    if (name.length > MAX_NAME_CHARS) {
+      // Too long to read whole, so refused: named by its start, for the pointer.
+      this.name(cutAt(name, NAMED_CHARS));
+      this.stop(WHAT.longName);
+    }
+    this.name(name, true);
     const item = object[name];
     if (item === undefined) this.v = at;
     return item;

@@ -5,8 +5,8 @@
 
 use super::answer::Answer;
 use super::tape::{
-    MAX_DEPTH, MAX_ITEMS, MAX_OPTION_CHARS, MAX_RECORDS, MAX_VALUE_BYTES, MAX_VALUES, RECORD,
-    UNFINISHED, WHAT, WHOLE,
+    MAX_DEPTH, MAX_ITEMS, MAX_NAME_CHARS, MAX_OPTION_CHARS, MAX_RECORDS, MAX_VALUE_BYTES,
+    MAX_VALUES, RECORD, UNFINISHED, WHAT, WHOLE,
 };
 use super::{ERROR, MALFORMED, Op, RETRY, first_read};
 use crate::diagnostics::{Action, Code, Rule, Severity};
@@ -96,6 +96,7 @@ pub(super) fn write(answer: &mut Answer) {
             ("values", MAX_VALUES.into()),
             ("valueBytes", MAX_VALUE_BYTES.into()),
             ("optionChars", MAX_OPTION_CHARS.into()),
+            ("nameChars", MAX_NAME_CHARS.into()),
         ],
     );
     list(&mut out, "what", WHAT.iter().map(|(name, _)| *name));

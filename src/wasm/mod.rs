@@ -381,7 +381,11 @@ fn reply(op: Op, tape: &mut Tape) -> Result<Reply, Fault> {
             tape.message(&mut request, &options.keys)?;
             Reply::Edits(legacy::lift(&request, options.remove)?)
         }
-        Op::IsValidMetaKey => Reply::Bool(tape.whole()?.str().is_some_and(keys::is_valid_meta_key)),
+        // A key cut on its way (past 65,536 characters) is judged no key: what was cut is unknown.
+        Op::IsValidMetaKey => {
+            let key = tape.whole()?;
+            Reply::Bool(!tape.cut_any && key.str().is_some_and(keys::is_valid_meta_key))
+        }
         Op::IsReservedMetaKey => {
             Reply::Bool(tape.whole()?.str().is_some_and(keys::is_reserved_meta_key))
         }

@@ -57,10 +57,14 @@ pub(super) const MAX_VALUES: u32 = 1_048_576;
 pub(super) const MAX_VALUE_BYTES: u32 = 64 << 20;
 /// The longest string an option may be, in UTF-16 code units (`longOption`).
 pub(super) const MAX_OPTION_CHARS: u32 = 65_536;
+/// The longest member name JS reads, in UTF-16 code units (`longName`): a
+/// name is compared and edited by its whole value, never by a cut, so one
+/// longer is refused.
+pub(super) const MAX_NAME_CHARS: u32 = 65_536;
 
 /// Why JS could not read a value as JSON, by the byte after `UNREADABLE`:
 /// the name JS knows it by, and what a message says of it.
-pub(super) const WHAT: [(&str, &str); 12] = [
+pub(super) const WHAT: [(&str, &str); 13] = [
     ("threw", "a getter or Proxy trap threw"),
     ("bigint", "a BigInt"),
     ("symbol", "a symbol"),
@@ -79,6 +83,7 @@ pub(super) const WHAT: [(&str, &str); 12] = [
         "longOption",
         "an option string of more than 65536 characters",
     ),
+    ("longName", "a member name of more than 65536 characters"),
 ];
 
 /// A place in a JS value that cannot be read as JSON, and what stands there.
