@@ -128,3 +128,70 @@ test("1: a member name is compared and edited whole, however long; past 65,536 c
   assert.throws(() => api.sanitize(huge), (error) => error instanceof TypeError && error.code === "unreadable" && error.message.endsWith("a member name of more than 65536 characters"));
   assert.deepEqual(api.validate(huge).diagnostics.map((d) => [d.code, d.message.endsWith("a member name of more than 65536 characters")]), [["unreadable", true]]);
 });
+
+/** A value whose getter answers `first` when read the first time and `then` after. */
+function flipping(object, name, first, then) {
+  let reads = 0;
+  Object.defineProperty(object, name, { enumerable: true, get: () => (reads++ === 0 ? first : then) });
+  return object;
+}
+
+/** Every object of `value` down to plain data: no accessors, no functions. */
+function assertPlain(value, at = "") {
+  if (typeof value !== "object" || value === null) return;
+  for (const [name, descriptor] of Object.entries(Object.getOwnPropertyDescriptors(value))) {
+    assert.ok("value" in descriptor, `${at}/${name} is an accessor`);
+    assert.notEqual(typeof descriptor.value, "function", `${at}/${name} is a function`);
+    assertPlain(descriptor.value, `${at}/${name}`);
+  }
+}
+
+test("4: what a call returns is what it read, once: a getter or Proxy that changes its answer changes nothing", () => {
+  const userIntent = flipping({ text: "show me" }, "note", "clean", "a\r\nINFO forged");
+  const { message, changes } = api.sanitize({ method: "tools/call", params: { _meta: { [KEY]: { turnId: "t", userIntent } } } }, { unknownFields: "keep" });
+  // Keeping unknown members, the call reads again, whole: the note it decided on is the one returned.
+  assert.deepEqual(message.params._meta[KEY].userIntent, { text: "show me", note: "a  INFO forged" });
+  assert.deepEqual(changes.map((c) => [c.action, c.path]), [["neutralized", `/params/_meta/${KEY.replace("/", "~1")}/userIntent/note`]]);
+
+  let listed = 0;
+  const envelope = new Proxy({ turnId: "t", hidden: "a\u2028b" }, {
+    ownKeys: (target) => (listed++ === 0 ? ["turnId"] : Reflect.ownKeys(target)),
+  });
+  const cleaned = api.sanitize({ method: "tools/call", params: { _meta: { [KEY]: envelope } } }, { unknownFields: "keep" });
+  assert.deepEqual(cleaned.message.params._meta[KEY], { turnId: "t" });
+  assert.deepEqual(cleaned.changes, []);
+
+  const invocation = flipping({ model: { name: "m" } }, "turnId", "turn-1", 12345);
+  const attached = api.attachInvocation({ method: "tools/call", params: { name: "q" } }, invocation);
+  assert.deepEqual(attached.params._meta[KEY], { model: { name: "m" }, turnId: "turn-1" });
+  assert.throws(() => api.attachInvocation({ method: "tools/call" }, { turnId: 12345 }), (error) => error.code === "invalid-invocation");
+
+  const request = { method: "tools/call", params: { _meta: { [KEY]: flipping({}, "turnId", "turn-2", "turn-evil") } } };
+  const echoed = api.echoTurnId(request, { jsonrpc: "2.0", id: 1, result: { content: [] } });
+  assert.deepEqual(echoed.result._meta, { [KEY]: { turnId: "turn-2" } });
+
+  const stamped = api.stampInitiator({ method: "tools/call", params: flipping({}, "_meta", { [UI]: { initiator: "model" } }, { [UI]: { initiator: "app", extra: "x" } }) });
+  assert.deepEqual(stamped.params._meta, { [UI]: { initiator: "app" } });
+  for (const value of [message, cleaned.message, attached, echoed, stamped]) assertPlain(value);
+});
+
+test("4: a member whose getter throws where no rule reads refuses the copy as unreadable", () => {
+  const request = { method: "tools/call", params: { _meta: { [KEY]: { turnId: "t" } } } };
+  Object.defineProperty(request.params, "trap", { enumerable: true, get() { throw new Error("boom"); } });
+  assert.throws(() => api.sanitize(request), (error) => error instanceof TypeError && error.code === "unreadable");
+});
+
+test("5: a toJSON on params or _meta does not survive into the copy, nor decide what it serializes to", () => {
+  const secret = { text: "my secret words" };
+  const params = { name: "q", _meta: { [KEY]: { turnId: "t", userIntent: secret } } };
+  params.toJSON = () => ({ _meta: { [KEY]: { userIntent: secret } } });
+  params._meta.toJSON = () => ({ [KEY]: { userIntent: secret } });
+  const { message } = api.sanitize({ method: "tools/call", params }, { userIntent: "redact" });
+  assert.ok(!JSON.stringify(message).includes("secret"));
+  assert.deepEqual(JSON.parse(JSON.stringify(message)), { method: "tools/call", params: { name: "q", _meta: { [KEY]: { turnId: "t", userIntent: { redacted: true } } } } });
+  const view = { method: "tools/call", params: { _meta: { [UI]: { initiator: "model" }, toJSON: () => ({ [UI]: { initiator: "model" } }) } } };
+  const stamped = api.stampInitiator(view, "app");
+  assert.equal(JSON.parse(JSON.stringify(stamped)).params._meta[UI].initiator, "app");
+  assertPlain(message);
+  assertPlain(stamped);
+});

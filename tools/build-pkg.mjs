@@ -90,17 +90,27 @@ function describe(bytes) {
 /** dist/table.mjs: the table, and a reader of exactly its places. */
 function generate(table) {
   let n = 0;
+  /** A key as code: a configured one by its variable, else a string. */
+  const keyOf = (key) => (typeof key !== "string" ? (key.configured === "invocation" ? "inv" : "ui") : JSON.stringify(key));
   const access = (object, key) => {
-    if (typeof key !== "string") return `w.own(${object}, ${key.configured === "invocation" ? "inv" : "ui"})`;
+    if (typeof key !== "string") return `w.own(${object}, ${keyOf(key)})`;
     return /^[A-Za-z_$][\w$]*$/.test(key) ? `${object}.${key}` : `${object}[${JSON.stringify(key)}]`;
   };
-  /** The lines that read `node`, whose value is `value`. */
-  const place = (node, value, indent) => {
+  /**
+   * The lines that read `node`, whose value is `value`, member `key` of the
+   * object read as `parent`. An object is read through what `w.object`
+   * gives: itself, or, for a call that returns a copy, its snapshot.
+   */
+  const place = (node, value, indent, parent, key) => {
+    const at = parent === undefined ? "" : `, ${parent}, ${keyOf(key)}`;
     if (node.read === "scalar") return [`${indent}w.value(${value}, ${node.place}); // ${node.name}`];
     if (node.read === "envelope") {
-      return [`${indent}readEnvelope(w, ${value}, ${node.name === "Echo" ? "FIELDS" : "flags"}, ${node.place}); // ${node.name}`];
+      return [`${indent}readEnvelope(w, ${value}, ${node.name === "Echo" ? "FIELDS" : "flags"}, ${node.place}${at}); // ${node.name}`];
     }
-    const lines = [`${indent}if (w.object(${value})) { // ${node.name}`];
+    const object = value.replace("v", "o");
+    // The legacy arguments are the caller's, shared by the copy: read where they stand.
+    const read = node.group === table.groups.Legacy ? `w.shared(${value})` : `w.object(${value}${at})`;
+    const lines = [`${indent}const ${object} = ${read};`, `${indent}if (${object}) { // ${node.name}`];
     for (const child of node.children) {
       const name = `v${++n}`;
       let inner = `${indent}  `;
@@ -108,7 +118,7 @@ function generate(table) {
         lines.push(`${inner}if (flags & ${child.group}) {`);
         inner += "  ";
       }
-      lines.push(`${inner}const ${name} = ${access(value, child.key)};`, ...place(child, name, inner));
+      lines.push(`${inner}const ${name} = ${access(object, child.key)};`, ...place(child, name, inner, object, child.key));
       if (child.group !== 0) lines.push(`${indent}  }`);
     }
     lines.push(`${indent}}`);
@@ -116,12 +126,14 @@ function generate(table) {
   };
   const fields = table.envelope.flatMap((field, index) => {
     const value = `f${index}`;
-    if (field.members.length === 0) return [`  w.value(${access("v", field.name)}, place, ${index});`];
+    const object = `g${index}`;
+    if (field.members.length === 0) return [`  w.value(${access("o", field.name)}, place, ${index});`];
     return [
-      `  const ${value} = ${access("v", field.name)};`,
-      `  if (w.object(${value})) {`,
-      ...field.members.map((member, at) => `    w.value(${access(value, member)}, place, ${index}, ${at});`),
-      `    w.others(${value}, MEMBERS[${index}], flags);`,
+      `  const ${value} = ${access("o", field.name)};`,
+      `  const ${object} = w.object(${value}, o, ${JSON.stringify(field.name)});`,
+      `  if (${object}) {`,
+      ...field.members.map((member, at) => `    w.value(${access(object, member)}, place, ${index}, ${at});`),
+      `    w.others(${object}, MEMBERS[${index}], flags);`,
       "  }",
     ];
   });
@@ -136,17 +148,30 @@ const { FIELDS } = table.flags;
 const FIELD_NAMES = ${JSON.stringify(table.envelope.map((field) => field.name))};
 const MEMBERS = ${JSON.stringify(table.envelope.map((field) => field.members))};
 
-/** Reads a message: \`inv\` and \`ui\` are the keys in force, \`flags\` how much to read. */
+/**
+ * Reads a message: \`inv\` and \`ui\` are the keys in force, \`flags\` how
+ * much to read. What it read the message as: its snapshot, or the value.
+ */
 export function readMessage(w, v0, flags, inv, ui) {
 ${place(table.message, "v0", "  ").join("\n")}
+  return o0 ?? v0;
 }
 
-/** Reads an envelope at \`place\`: its type, or with FIELDS its fields and other members. */
-export function readEnvelope(w, v, flags, place) {
-  if ((flags & FIELDS) === 0) return w.value(v);
-  if (!w.object(v)) return;
+/**
+ * Reads an envelope at \`place\` (member \`key\` of \`parent\`, when read in
+ * one): its type, or with FIELDS its fields and other members. What it
+ * read it as: its snapshot, or the value.
+ */
+export function readEnvelope(w, v, flags, place, parent, key) {
+  if ((flags & FIELDS) === 0) {
+    w.value(v);
+    return v;
+  }
+  const o = w.object(v, parent, key);
+  if (!o) return v;
 ${fields.join("\n")}
-  w.others(v, FIELD_NAMES, flags);
+  w.others(o, FIELD_NAMES, flags);
+  return o;
 }
 `;
 }

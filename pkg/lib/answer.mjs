@@ -1,8 +1,10 @@
 // The JS side of the boundary, coming out: reads the core's answer (its
-// layout is in src/wasm/answer.rs) and carries out its edits on a copy of
-// the input made along the changed path, sharing every other member.
+// layout is in src/wasm/answer.rs) and carries out its edits on the copy
+// the writer made as it read the input (its snapshots of the objects on the
+// way to each place read), sharing every other member.
 
 import { table } from "../dist/table.mjs";
+import { THREW, put } from "./writer.mjs";
 
 const decoder = new TextDecoder();
 const f64 = new Float64Array(1);
@@ -11,17 +13,10 @@ const NONE = 255;
 
 /** The keys from the message down to each place, in the table's order. */
 const PLACE_KEYS = [];
-/**
- * The places a copy is not pinned at: the legacy arguments, which only
- * liftLegacyArguments reads, as the source of what it copies into the
- * envelope (from the values read), and which it copies only to remove them.
- */
-const UNPINNED = new Set();
-(function walk(node, keys, legacy) {
+(function walk(node, keys) {
   PLACE_KEYS[node.place] = keys;
-  if (legacy) UNPINNED.add(node.place);
-  for (const child of node.children) walk(child, [...keys, child.key], legacy || child.group === table.groups.Legacy);
-})(table.message, [], false);
+  for (const child of node.children) walk(child, [...keys, child.key]);
+})(table.message, []);
 
 /**
  * What every outcome gives besides its verdict: each message's account, its
@@ -247,15 +242,6 @@ export class Answer {
   }
 }
 
-/** Puts a member, as a data property even for a `__proto__` key. */
-function put(object, name, value) {
-  if (name === "__proto__") {
-    Object.defineProperty(object, name, { value, writable: true, enumerable: true, configurable: true });
-  } else {
-    object[name] = value;
-  }
-}
-
 /** An own member of an object, or undefined. */
 const own = (object, name) =>
   typeof object === "object" && object !== null && Object.hasOwn(object, name) ? object[name] : undefined;
@@ -341,25 +327,25 @@ function descend(root, made, n) {
 }
 
 /**
- * A copy of `subject` carrying the edits the answer holds next: a new
- * object along each changed path, every other member shared. First each
- * place the core read of it (`pins`, see Writer.subject) is written into
- * the copy as the value read, a data property, so that what the rules
- * decided on is what is returned, whatever a getter or Proxy would answer
- * when read again; then the edits. `inputs` are the call's arguments, for
- * edits that copy what stands in one of them (0 is `subject` itself, as it
- * was).
+ * The copy a call returns, carrying the edits the answer holds next. The
+ * copy is the snapshot the writer made of the call's subject as it read it
+ * (`w.inputs[0]`, see Writer.input): every object on the way to a place the
+ * core read is a plain object of its own holding the values read, once, so
+ * that what the rules decided on is what is returned, whatever a getter or
+ * Proxy would answer when read again; every other member is shared. A
+ * member JSON has no value for (a function, `toJSON` among them, or a
+ * symbol) is left out; one whose getter threw refuses the copy. Then the
+ * edits, a new object along each changed path not yet the copy's own.
+ * Edits that copy what stands in an argument take it as read: from the
+ * subject, the value pinned; from another, its snapshot.
  */
-export function apply(answer, subject, keys, inputs, pins) {
-  const root = copy(subject);
-  const made = [root];
-  for (let i = 0; i < pins.length; i += 4) {
-    if (UNPINNED.has(pins[i])) continue;
-    const n = placePath(pins[i], pins[i + 1], pins[i + 2], keys, path);
-    const at = descend(root, made, n);
-    const value = pins[i + 3];
-    if (value === undefined) delete at[path[n - 1]];
-    else put(at, path[n - 1], value);
+export function apply(answer, keys, w) {
+  const root = w.inputs[0];
+  const made = w.made;
+  const { odd, pins } = w;
+  for (let i = 0; i < odd.length; i += 2) {
+    if (odd[i][odd[i + 1]] === THREW) throw new Error("a member of the copy cannot be read");
+    delete odd[i][odd[i + 1]];
   }
   for (let edits = answer.u32(); edits > 0; edits--) {
     const n = target(answer, keys, path);
@@ -390,7 +376,7 @@ export function apply(answer, subject, keys, inputs, pins) {
         const place = answer.bytes[answer.at];
         const m = target(answer, keys, sourcePath);
         const pinned = input === 0 ? pinnedAt(pins, place) : NOT_PINNED;
-        let source = inputs[input];
+        let source = w.inputs[input];
         if (pinned !== NOT_PINNED) source = pinned;
         else for (let i = 0; i < m; i++) source = own(source, sourcePath[i]);
         put(at, last, clone(source));

@@ -17,14 +17,16 @@ function keysOf(found = {}) {
 }
 
 /**
- * Writes `options` whole and `message`; the keys in force. `subject`: the
- * call returns a copy of `message`, in which what was read is pinned.
+ * Writes `options` whole and `message`; the keys in force. `input`: the
+ * call returns a copy, and `message` is its argument of that index (0 for
+ * the subject the copy is made of), read into snapshots (Writer.input),
+ * its scalars pinned with `pin`.
  */
-function optionsAndMessage(w, flags, options, message, { keysIn, subject = false } = {}) {
+function optionsAndMessage(w, flags, options, message, { keysIn, input, pin } = {}) {
   const found = w.options(options, undefined, keysIn);
   const keys = keysOf(found.keys);
-  if (subject) w.subject(() => readMessage(w, message, flags, keys.invocation, keys.ui));
-  else readMessage(w, message, flags, keys.invocation, keys.ui);
+  if (input === undefined) readMessage(w, message, flags, keys.invocation, keys.ui);
+  else w.input(input, () => readMessage(w, message, flags, keys.invocation, keys.ui), pin);
   return keys;
 }
 
@@ -38,9 +40,9 @@ export function validate(message, options) {
 }
 
 export function sanitize(message, policy) {
-  return call("Sanitize", (w, flags) => optionsAndMessage(w, flags, policy, message, { subject: true }), (answer, _, keys, pins) => {
+  return call("Sanitize", (w, flags) => optionsAndMessage(w, flags, policy, message, { input: 0 }), (answer, _, keys, w) => {
     const changes = answer.changes();
-    return { message: apply(answer, message, keys, [message], pins), changes };
+    return { message: apply(answer, keys, w), changes };
   });
 }
 
@@ -48,30 +50,30 @@ export function stampInitiator(request, initiator, options) {
   return call("StampInitiator", (w, flags) => {
     const keys = keysOf(w.options(options).keys);
     w.whole(initiator);
-    w.subject(() => readMessage(w, request, flags, keys.invocation, keys.ui));
+    w.input(0, () => readMessage(w, request, flags, keys.invocation, keys.ui));
     return keys;
-  }, (answer, _, keys, pins) => apply(answer, request, keys, [request], pins));
+  }, (answer, _, keys, w) => apply(answer, keys, w));
 }
 
 export function clearInitiator(request, options) {
-  return call("ClearInitiator", (w, flags) => optionsAndMessage(w, flags, options, request, { subject: true }),
-    (answer, _, keys, pins) => apply(answer, request, keys, [request], pins));
+  return call("ClearInitiator", (w, flags) => optionsAndMessage(w, flags, options, request, { input: 0 }),
+    (answer, _, keys, w) => apply(answer, keys, w));
 }
 
 export function attachInvocation(request, invocation, options) {
   return call("AttachInvocation", (w, flags) => {
-    const keys = optionsAndMessage(w, flags, options, request, { subject: true });
-    readEnvelope(w, invocation, FIELDS | WHOLE);
+    const keys = optionsAndMessage(w, flags, options, request, { input: 0 });
+    w.input(1, () => readEnvelope(w, invocation, FIELDS | WHOLE));
     return keys;
-  }, (answer, _, keys, pins) => apply(answer, request, keys, [request, invocation], pins));
+  }, (answer, _, keys, w) => apply(answer, keys, w));
 }
 
 export function echoTurnId(request, response, options) {
   return call("EchoTurnId", (w, flags) => {
-    const keys = optionsAndMessage(w, flags, options, request);
-    w.subject(() => readMessage(w, response, flags, keys.invocation, keys.ui));
+    const keys = optionsAndMessage(w, flags, options, request, { input: 1 });
+    w.input(0, () => readMessage(w, response, flags, keys.invocation, keys.ui));
     return keys;
-  }, (answer, _, keys, pins) => apply(answer, response, keys, [response, request], pins));
+  }, (answer, _, keys, w) => apply(answer, keys, w));
 }
 
 export function auditRecord(request, context) {
@@ -80,8 +82,8 @@ export function auditRecord(request, context) {
 }
 
 export function liftLegacyArguments(request, options) {
-  return call("LiftLegacyArguments", (w, flags) => optionsAndMessage(w, flags, options, request, { subject: true }),
-    (answer, _, keys, pins) => apply(answer, request, keys, [request], pins));
+  return call("LiftLegacyArguments", (w, flags) => optionsAndMessage(w, flags, options, request, { input: 0, pin: true }),
+    (answer, _, keys, w) => apply(answer, keys, w));
 }
 
 export function isValidMetaKey(key) {

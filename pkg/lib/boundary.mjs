@@ -86,8 +86,9 @@ function refused(thrown) {
 /**
  * Makes one call of the op named `op`: `write(writer, flags)` writes its
  * arguments after the header and returns the key options it found;
- * `read(answer, status, keys, pins)` makes the result (pins: what was read
- * of the call's subject, see Writer.subject). When the core asks to read
+ * `read(answer, status, keys, writer)` makes the result (from the writer,
+ * what was read of the arguments of a call that returns a copy, see
+ * Writer.input). When the core asks to read
  * again (a policy that keeps more than the first reading held), the call is
  * made once more as asked. Whatever fails, what is thrown is a coded
  * `TypeError` or `RangeError`.
@@ -134,6 +135,6 @@ function attempt(op, write, read) {
       answered.add(error);
       throw error;
     }
-    return read(answer, status, keys, writer.pins);
+    return read(answer, status, keys, writer);
   }
 }

@@ -35,6 +35,17 @@ const wellFormed = typeof String.prototype.isWellFormed === "function"
 
 /** Thrown, and caught by `Writer.read`, once UNREADABLE is written. */
 const STOP = Symbol("unreadable");
+/** What a snapshot holds for a member whose getter (or Proxy trap) threw. */
+export const THREW = Symbol("threw");
+
+/** Puts a member, as a data property even for a `__proto__` key. */
+export function put(object, name, value) {
+  if (name === "__proto__") {
+    Object.defineProperty(object, name, { value, writable: true, enumerable: true, configurable: true });
+  } else {
+    object[name] = value;
+  }
+}
 
 /** The first `cut` code units of `text`, one fewer rather than split a surrogate pair. */
 function cutAt(text, cut) {
@@ -76,12 +87,28 @@ export class Writer {
     this.values = 0;
     /**
      * The scalars read of the call's subject (the message it returns a copy
-     * of), four entries each: place, field, member, value. The copy holds
-     * each as it was read (pkg/lib/answer.mjs), whatever a getter or Proxy
-     * would answer when read again.
+     * of), four entries each: place, field, member, value: what an edit
+     * copies from the subject is the value read (pkg/lib/answer.mjs).
      */
     this.pins = [];
     this.pinning = false;
+    /**
+     * Reading an argument of a call that returns a copy: each object read is
+     * read once, into a snapshot (see `object`), and the copy is made of
+     * the snapshots, so that what the core checked is what is returned,
+     * whatever a getter or Proxy would answer when read again.
+     */
+    this.snapshotting = false;
+    /** What each argument read so was read as: its snapshot, or the value. */
+    this.inputs = [];
+    /** The snapshots and clones made in this call: objects of the copy's own. */
+    this.made = [];
+    /**
+     * Members of snapshots that JSON has no value for, pairs of snapshot and
+     * name: a function (a `toJSON` too) or a symbol, which the copy leaves
+     * out, or THREW, for which it is refused.
+     */
+    this.odd = [];
     /** The CUT and LOSSY flags of the string being written. */
     this.flags = 0;
     this.ancestors = [];
@@ -141,18 +168,50 @@ export class Writer {
     this.cut = cut;
     this.longest = 0;
     this.values = 0;
-    this.pins.length = 0;
     this.pinning = false;
+    this.snapshotting = false;
+    // Emptied only when used: setting a length costs even when it is 0.
+    for (const list of [this.pins, this.inputs, this.made, this.odd]) if (list.length > 0) list.length = 0;
   }
 
-  /** Runs `read`, which reads the call's subject: what it reads is pinned. */
-  subject(read) {
-    this.pinning = true;
+  /**
+   * Runs `read`, which reads argument `index` of a call that returns a copy
+   * and returns what it read it as: each object it reads is a snapshot, and
+   * the root is kept as `inputs[index]`. With `pin`, the scalars read are
+   * pinned too (for edits that copy from the subject what a later edit
+   * removes from it).
+   */
+  input(index, read, pin = false) {
+    this.snapshotting = true;
+    this.pinning = pin;
     try {
-      read();
+      this.inputs[index] = read();
     } finally {
+      this.snapshotting = false;
       this.pinning = false;
     }
+  }
+
+  /**
+   * A new plain object with the own enumerable members of `object`, each
+   * read once: a member whose getter throws holds THREW, and one JSON has
+   * no value for is noted in `odd`.
+   */
+  snapshot(object) {
+    const copy = {};
+    for (const name of Object.keys(object)) {
+      let item;
+      try {
+        item = object[name];
+      } catch {
+        item = THREW;
+      }
+      if (item === undefined) continue;
+      if (typeof item === "function" || typeof item === "symbol") this.odd.push(copy, name);
+      put(copy, name, item);
+    }
+    this.made.push(copy);
+    return copy;
   }
 
   /** Runs `read`, which writes the call's arguments; a throw from a getter or Proxy trap is written where it happened. */
@@ -241,6 +300,22 @@ export class Writer {
     this.cut = cut;
   }
 
+  /**
+   * A place with places under it that a copy shares as it stands (the
+   * legacy arguments, of which the core reads two members, to copy them
+   * into the envelope or remove them): the object, once its OBJECT record
+   * is written, never a snapshot; else as `value`, and undefined.
+   */
+  shared(value) {
+    const snapshotting = this.snapshotting;
+    this.snapshotting = false;
+    try {
+      return this.object(value);
+    } finally {
+      this.snapshotting = snapshotting;
+    }
+  }
+
   /** A place read as a scalar (`place`, and the envelope field and member it is, when given): its value, or for a container its type. */
   value(value, place, field = NONE, member = NONE) {
     if (this.pinning && place !== undefined && (typeof value !== "object" || value === null)) this.pins.push(place, field, member, value);
@@ -260,19 +335,35 @@ export class Writer {
         if (isPlain(value)) return this.tag(OBJECT);
         return this.unreadable(WHAT.notPlain);
       case "bigint": return this.unreadable(WHAT.bigint);
-      case "symbol": return this.unreadable(WHAT.symbol);
+      case "symbol": return this.unreadable(value === THREW ? WHAT.threw : WHAT.symbol);
       default: return this.unreadable(WHAT.function);
     }
   }
 
-  /** A place with places under it: true, once its OBJECT record is written, for a plain object; else as `value`. */
-  object(value) {
+  /**
+   * A place with places under it, member `key` of `parent` when it is one:
+   * for a plain object, once its OBJECT record is written, what to read its
+   * members from: the object, or, while snapshotting, its snapshot, which
+   * takes its place in `parent` (a snapshot too). Else as `value`, and
+   * undefined.
+   */
+  object(value, parent, key) {
     if (typeof value === "object" && value !== null && !Array.isArray(value) && isPlain(value)) {
+      let read = value;
+      if (this.snapshotting) {
+        try {
+          read = this.snapshot(value);
+        } catch {
+          // Its members cannot even be listed (a Proxy's ownKeys trap threw).
+          return this.unreadable(WHAT.threw);
+        }
+        if (parent !== undefined) put(parent, key, read);
+      }
       this.tag(OBJECT);
-      return true;
+      return read;
     }
     this.value(value);
-    return false;
+    return undefined;
   }
 
   /** `object[key]` for a configured key: only an own member, as a key such as `toString` must not find Object.prototype's. */
@@ -299,8 +390,12 @@ export class Writer {
       if (at < 0) at = this.open(OBJECT_WHOLE);
       const item = this.member(object, name);
       if (item === undefined) continue;
-      if (flags & WHOLE) this.compact(item);
-      else this.typed(item);
+      if (flags & WHOLE) {
+        const read = this.compact(item);
+        if (this.snapshotting) put(object, name, read);
+      } else {
+        this.typed(item);
+      }
       count++;
     }
     if (at < 0) this.tag(ABSENT);
@@ -425,7 +520,7 @@ export class Writer {
         if (value === null) return this.byte(NULL);
         return this.stop(WHAT.notPlain);
       case "bigint": return this.stop(WHAT.bigint);
-      case "symbol": return this.stop(WHAT.symbol);
+      case "symbol": return this.stop(value === THREW ? WHAT.threw : WHAT.symbol);
       default: return this.stop(WHAT.function);
     }
   }
@@ -443,38 +538,54 @@ export class Writer {
     this.bytes[this.valuesAt + this.v++] = what;
   }
 
-  /** All of `value` in the values area, as JSON.stringify reads it (without calling toJSON). */
+  /**
+   * All of `value` in the values area, as JSON.stringify reads it (without
+   * calling toJSON); while snapshotting, what was read as a plain JSON
+   * value of its own (else undefined for a container).
+   */
   compact(value, keys) {
     if (++this.values > MAX_VALUES) return this.stop(WHAT.tooMany);
-    if (typeof value !== "object" || value === null) return this.scalar(value);
+    if (typeof value !== "object" || value === null) {
+      this.scalar(value);
+      return value;
+    }
     const ancestors = this.ancestors;
     if (ancestors.length >= MAX_DEPTH) return this.stop(WHAT.tooDeep);
     if (ancestors.includes(value)) return this.stop(WHAT.cycle);
     ancestors.push(value);
+    let read;
     if (Array.isArray(value)) {
       const length = value.length;
       if (length > MAX_ITEMS) return this.stop(WHAT.tooLong);
       const at = this.start(ARRAY_WHOLE);
+      if (this.snapshotting) read = new Array(length);
       for (let i = 0; i < length; i++) {
         const item = value[i];
         if (item === undefined) this.byte(NULL);
-        else this.compact(item);
+        const itemRead = item === undefined ? null : this.compact(item);
+        if (read !== undefined) read[i] = itemRead;
       }
       this.close(at, length);
     } else {
       if (!isPlain(value)) return this.stop(WHAT.notPlain);
       const at = this.start(OBJECT_WHOLE);
+      if (this.snapshotting) {
+        read = {};
+        this.made.push(read);
+      }
       let count = 0;
       for (const name of Object.keys(value)) {
         const item = this.member(value, name);
         if (item === undefined) continue;
         if (keys !== undefined && KEY_OPTIONS.includes(name) && typeof item === "string") keys[name] = item;
-        this.compact(item);
+        const itemRead = this.compact(item);
+        if (read !== undefined) put(read, name, itemRead);
         count++;
       }
       this.close(at, count);
     }
     ancestors.pop();
+    return read;
   }
 
   /**
