@@ -56,6 +56,15 @@ const hostile = {
   "a value shared by 2^20 paths": withEnvelope({ vendor: shared(20) }),
   "1364 numbers of 1e20": withEnvelope({ x: Array(1364).fill(1e20) }),
   "tag and zero-width characters": withEnvelope({ userIntent: { text: "ok\u200b\ufeff\u{e0041}\u{e0042}" } }),
+  // What issue 18 found (each also a test of its own in contract.test.mjs).
+  "a 5,000-character unknown field name": withEnvelope({ ["n".repeat(5000)]: "a\r\nb" }),
+  "a 70,000-character unknown field name": withEnvelope({ ["n".repeat(70_000)]: 1 }),
+  "a getter that calls the library": withEnvelope({ get turnId() { api.validate({ method: "ping" }); return "t"; } }),
+  "a Proxy whose keys change between reads": withEnvelope(new Proxy({ turnId: "t", hidden: "a\u2028b" }, {
+    ownKeys: (() => { let n = 0; return (target) => (n++ === 0 ? ["turnId"] : Reflect.ownKeys(target)); })(),
+  })),
+  "a toJSON on params and _meta": { method: "tools/call", params: { toJSON: () => ({}), _meta: { toJSON: () => ({}), [KEY]: { turnId: "t" } } } },
+  "a getter on an unread member that throws": { method: "tools/call", params: { get trap() { throw new Error("boom"); } } },
 };
 
 /** An object whose `name` answers `first` on the first read and `then` after. */

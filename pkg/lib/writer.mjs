@@ -194,10 +194,29 @@ export class Writer {
 
   /**
    * A new plain object with the own enumerable members of `object`, each
-   * read once: a member whose getter throws holds THREW, and one JSON has
-   * no value for is noted in `odd`.
+   * read once (a spread defines an own `__proto__` member as data, never as
+   * the prototype); a member JSON has no value for, a function (`toJSON`
+   * too) or a symbol, is noted in `odd`. Symbol keys, which JSON never
+   * reads, are copied as they are. Where a getter throws, the members are
+   * read again one by one and the snapshot holds that reading.
    */
   snapshot(object) {
+    let copy;
+    try {
+      copy = { ...object };
+    } catch {
+      return this.snapshotByMember(object);
+    }
+    for (const name in copy) {
+      const item = copy[name];
+      if (typeof item === "function" || typeof item === "symbol") this.odd.push(copy, name);
+    }
+    this.made.push(copy);
+    return copy;
+  }
+
+  /** `snapshot`, a member at a time: a member whose getter throws holds THREW. */
+  snapshotByMember(object) {
     const copy = {};
     for (const name of Object.keys(object)) {
       let item;
