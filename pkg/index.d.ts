@@ -3,8 +3,11 @@
  * made. SEP-2817 AI invocation audit context and MCP Apps initiator
  * provenance, as one Rust core compiled to WebAssembly.
  *
- * Every function returns new objects and never changes its input; parts it
- * did not change (`params.arguments` above all) are the very same objects.
+ * Every function returns new objects and never changes its input. A copy
+ * is made of what the call read, once: each object on the way to a place a
+ * rule reads is a new plain object holding the values read (no getter, no
+ * function, no `toJSON`), so what was checked is what is returned; parts no
+ * rule reads (`params.arguments` above all) are the very same objects.
  * What is wrong with a message is data ({@link validate} never throws on
  * what it is given); only a call that cannot run throws a `TypeError`
  * (wrong input) or a `RangeError` (bad option; `wasm-unavailable` where
