@@ -246,19 +246,6 @@ export class Answer {
 const own = (object, name) =>
   typeof object === "object" && object !== null && Object.hasOwn(object, name) ? object[name] : undefined;
 
-/**
- * A new plain object with the own enumerable members of `object`, by
- * identity. Object.assign is the fastest copy that stays fast when a member
- * is added after (in V8, adding one to a `{...object}` copy costs ~50 times
- * more); an own `__proto__` member, which it would make the prototype, is
- * copied as data.
- */
-function copy(object) {
-  if (!Object.hasOwn(object, "__proto__")) return Object.assign({}, object);
-  const out = {};
-  for (const name of Object.keys(object)) put(out, name, object[name]);
-  return out;
-}
 
 /** A plain JSON copy of a value the core read whole. */
 function clone(value) {
@@ -309,16 +296,22 @@ const sourcePath = [];
 
 /**
  * The object in the copy `root` at the first `n - 1` names of `path`, each
- * object on the way copied once (into `made`) and never read again.
+ * object on the way not yet the copy's own (the legacy arguments, shared
+ * until an edit removes from them) made so once: a snapshot (Writer.snapshot),
+ * or a new object where none stands.
  */
-function descend(root, made, n) {
+function descend(root, w, n) {
   let at = root;
   for (let i = 0; i < n - 1; i++) {
     const name = path[i];
     let next = own(at, name);
-    if (!made.includes(next)) {
-      next = typeof next === "object" && next !== null && !Array.isArray(next) ? copy(next) : {};
-      made.push(next);
+    if (!w.made.includes(next)) {
+      if (typeof next === "object" && next !== null && !Array.isArray(next)) {
+        next = w.snapshot(next);
+      } else {
+        next = {};
+        w.made.push(next);
+      }
       put(at, name, next);
     }
     at = next;
@@ -332,24 +325,19 @@ function descend(root, made, n) {
  * (`w.inputs[0]`, see Writer.input): every object on the way to a place the
  * core read is a plain object of its own holding the values read, once, so
  * that what the rules decided on is what is returned, whatever a getter or
- * Proxy would answer when read again; every other member is shared. A
- * member JSON has no value for (a function, `toJSON` among them, or a
- * symbol) is left out; one whose getter threw refuses the copy. Then the
- * edits, a new object along each changed path not yet the copy's own.
+ * Proxy would answer when read again; every other member is shared. The
+ * edits, with a snapshot along each changed path not yet the copy's own.
  * Edits that copy what stands in an argument take it as read: from the
- * subject, the value pinned; from another, its snapshot.
+ * subject, the value pinned; from another, its snapshot. Last, a member
+ * of a snapshot JSON has no value for (a function, `toJSON` among them, or
+ * a symbol) is left out; one whose getter threw refuses the copy.
  */
 export function apply(answer, keys, w) {
   const root = w.inputs[0];
-  const made = w.made;
-  const { odd, pins } = w;
-  for (let i = 0; i < odd.length; i += 2) {
-    if (odd[i][odd[i + 1]] === THREW) throw new Error("a member of the copy cannot be read");
-    delete odd[i][odd[i + 1]];
-  }
+  const { pins } = w;
   for (let edits = answer.u32(); edits > 0; edits--) {
     const n = target(answer, keys, path);
-    const at = descend(root, made, n);
+    const at = descend(root, w, n);
     const last = path[n - 1];
     switch (answer.u8()) {
       case 0:
@@ -363,7 +351,7 @@ export function apply(answer, keys, w) {
         break;
       case 3: {
         const object = {};
-        made.push(object);
+        w.made.push(object);
         put(at, last, object);
         break;
       }
@@ -382,6 +370,11 @@ export function apply(answer, keys, w) {
         put(at, last, clone(source));
       }
     }
+  }
+  const { odd } = w;
+  for (let i = 0; i < odd.length; i += 2) {
+    if (odd[i][odd[i + 1]] === THREW) throw new Error("a member of the copy cannot be read");
+    delete odd[i][odd[i + 1]];
   }
   return root;
 }

@@ -348,11 +348,9 @@ impl Filter {
                 .changes
                 .extend(legacy::changes(&edits, &KeyOptions::default()));
             let mut patch = Patch::new(doc, root);
-            for edit in &edits {
-                patch
-                    .edit(edit, &KeyOptions::default())
-                    .map_err(|_| Code::InternalError)?;
-            }
+            patch
+                .edits(&edits, &KeyOptions::default())
+                .map_err(|_| Code::InternalError)?;
             patch.text()
         } else {
             None
@@ -404,11 +402,9 @@ impl Filter {
             }
             let plan = sanitize::plan(view, pair).map_err(|error| error.code())?;
             looked.seen.changes.extend(plan.changes);
-            for edit in &plan.edits {
-                patch
-                    .edit(edit, &pair.keys)
-                    .map_err(|_| Code::InternalError)?;
-            }
+            patch
+                .edits(&plan.edits, &pair.keys)
+                .map_err(|_| Code::InternalError)?;
         }
         // The record reads the first envelope found and the first ui entry found.
         let first = |present: &dyn Fn(&Message) -> bool| {
@@ -472,11 +468,9 @@ impl Filter {
         for (pair, view) in envelopes.filter(|(pair, _)| pair.keys.ui_key.is_none()) {
             let (changes, edits) = echo::trim(view, &pair.keys);
             looked.seen.changes.extend(changes);
-            for edit in &edits {
-                patch
-                    .edit(edit, &pair.keys)
-                    .map_err(|_| Code::InternalError)?;
-            }
+            patch
+                .edits(&edits, &pair.keys)
+                .map_err(|_| Code::InternalError)?;
         }
         looked.text = patch.text();
         Ok(())

@@ -54,8 +54,13 @@ impl<'d, 'a> Patch<'d, 'a> {
         }
     }
 
+    /// Carries out `edits` in order, their places named under `keys`.
+    pub(crate) fn edits(&mut self, edits: &[Edit], keys: &KeyOptions) -> Result<(), Unpatchable> {
+        edits.iter().try_for_each(|edit| self.edit(edit, keys))
+    }
+
     /// Carries out `edit`, its places named under `keys`.
-    pub(crate) fn edit(&mut self, edit: &Edit, keys: &KeyOptions) -> Result<(), Unpatchable> {
+    fn edit(&mut self, edit: &Edit, keys: &KeyOptions) -> Result<(), Unpatchable> {
         let value = match &edit.put {
             Put::Remove => None,
             Put::Text(text) => {
