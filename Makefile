@@ -8,12 +8,12 @@ WASM := target/$(WASM_TARGET)/release/mcp_provenance.wasm
 # The npm package's module: its exports, without the serde_json::Value API.
 NPM_FEATURES := --no-default-features --features npm
 
-.PHONY: demo test bench bench-serde loadtest fuzz build lint setup setup-wasm setup-chromium setup-fuzz
+.PHONY: demo test bench bench-serde loadtest fuzz build lint setup setup-wasm setup-debian setup-fuzz
 
 demo: build
 	@node examples/prototype/run.mjs
 
-test: setup lint build setup-chromium
+test: setup lint build setup-debian
 	$(CARGO) test
 	node --test js-tests/
 	$(MAKE) fuzz FUZZ_SECONDS=20
@@ -81,8 +81,10 @@ setup-wasm: setup
 
 # Debian's Chromium for the browser tests (a browser download of a test
 # tool's own fails on these machines).
-setup-chromium:
-	@command -v chromium >/dev/null 2>&1 || { apt-get update && apt-get install -y --no-install-recommends chromium; }
+# From Debian: Chromium for the browser tests, GNU time for the peak memory
+# the CLI tests measure (a launcher's own memory would count in any other).
+setup-debian:
+	@command -v chromium >/dev/null 2>&1 && test -x /usr/bin/time || { apt-get update && apt-get install -y --no-install-recommends chromium time; }
 
 node_modules: package.json package-lock.json
 	npm ci --no-audit --no-fund

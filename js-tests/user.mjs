@@ -1,6 +1,6 @@
 // What the tests of the package as users meet it share: a fresh project
 // with the package installed from its packed tarball, and Debian's Chromium.
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -49,4 +49,27 @@ export function launchChromium() {
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
       "--disable-background-networking", "--disable-component-update", "--disable-sync"],
   });
+}
+
+/** `npx mcp-provenance ...args` in `project`: its exit code, standard output and standard error. */
+export function npx(project, args, input) {
+  const run = spawnSync("npx", ["--no-install", "mcp-provenance", ...args], { cwd: project, encoding: "utf8", input, timeout: 120_000, maxBuffer: 2 ** 26 });
+  return { code: run.status, out: run.stdout, err: run.stderr };
+}
+
+/** The native command (`cargo build --features cli`), built once; its path. */
+export function nativeCommand() {
+  execFileSync("cargo", ["build", "--quiet", "--release", "--features", "cli", "--bin", "mcp-provenance"], { cwd: root, stdio: "inherit" });
+  return join(root, "target", "release", "mcp-provenance");
+}
+
+/**
+ * Runs `command args` in `cwd` and measures it: its exit code, standard
+ * output and error, and its peak resident memory in KiB, as GNU time
+ * (`make test` installs it) reads it from the kernel.
+ */
+export function measured(command, args, cwd) {
+  const run = spawnSync("/usr/bin/time", ["-q", "-f", "\nmaxrss %M", command, ...args], { cwd, encoding: "utf8", maxBuffer: 2 ** 26 });
+  const at = run.stderr.lastIndexOf("\nmaxrss ");
+  return { code: run.status, out: run.stdout, err: run.stderr.slice(0, at), maxRssKib: Number(run.stderr.slice(at + 8)) };
 }

@@ -233,6 +233,70 @@ string_enum! {
 }
 
 string_enum! {
+    /// The keyword a rule is stated with (RFC 2119), which says how serious
+    /// a breach of it is: of a MUST, an error (a `FAILURE` for `probe`); of
+    /// a SHOULD, a warning; a MAY is never broken, only reported. One table,
+    /// [`Rule::level`], for the library's diagnostics and both commands.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use mcp_provenance::{Level, Rule, Severity};
+    ///
+    /// assert_eq!(Rule::Ai11.level(), Level::Should);
+    /// assert_eq!(Level::Should.severity(), Severity::Warning);
+    /// ```
+    pub enum Level {
+        /// An absolute requirement.
+        Must => "MUST",
+        /// A recommendation: a breach is allowed for a reason, and warned of.
+        Should => "SHOULD",
+        /// An option.
+        May => "MAY",
+    }
+}
+
+impl Level {
+    /// The severity of a breach of a rule stated at this level.
+    pub fn severity(self) -> Severity {
+        match self {
+            Level::Must => Severity::Error,
+            Level::Should | Level::May => Severity::Warning,
+        }
+    }
+}
+
+impl Rule {
+    /// The keyword the rule is stated with in `docs/rules.md` (its table of
+    /// levels): what a breach of it is. A value of the wrong type breaks the
+    /// proposals' schema and is an error whatever the rule it sits under;
+    /// MSG-2's summary diagnostic takes the severity of what it summarizes.
+    pub const fn level(self) -> Level {
+        use Level::{May, Must, Should};
+        match self {
+            Rule::Msg1 | Rule::Msg2 => Must,
+            Rule::Msg3 => Should,
+            Rule::Key1 | Rule::Key2 => Must,
+            Rule::Key3 => Should,
+            Rule::Ai1 | Rule::Ai2 | Rule::Ai3 | Rule::Ai4 | Rule::Ai5 | Rule::Ai6 | Rule::Ai7 => {
+                Must
+            }
+            Rule::Ai8 | Rule::Ai9 => Should,
+            Rule::Ai10 => Must,
+            Rule::Ai11 | Rule::Ai12 | Rule::Ai13 | Rule::Ai14 => Should,
+            Rule::Ai15 | Rule::Ai16 => Must,
+            Rule::Ai17 => May,
+            Rule::Ui1 | Rule::Ui2 | Rule::Ui3 | Rule::Ui4 | Rule::Ui5 | Rule::Ui6 => Must,
+            Rule::Ui7 | Rule::Ui8 => Should,
+            Rule::Txt1 => Should,
+            Rule::Wire1 | Rule::Wire2 | Rule::Wire3 | Rule::Wire4 | Rule::Wire5 | Rule::Wire6 => {
+                Must
+            }
+        }
+    }
+}
+
+string_enum! {
     /// How serious a [`Diagnostic`] is: a MUST-level or schema breach is an
     /// error, a SHOULD-level one a warning.
     ///
@@ -316,13 +380,9 @@ impl Diagnostic {
         Self::new(code, Severity::Error, rule, path, message)
     }
 
-    pub(crate) fn warning(
-        code: Code,
-        rule: Rule,
-        path: String,
-        message: impl Into<String>,
-    ) -> Self {
-        Self::new(code, Severity::Warning, rule, path, message)
+    /// A breach of `rule`, as serious as the rule's [`Level`] says.
+    pub(crate) fn breach(code: Code, rule: Rule, path: String, message: impl Into<String>) -> Self {
+        Self::new(code, rule.level().severity(), rule, path, message)
     }
 
     /// `what` is of the wrong JSON type: names the expected type and the

@@ -134,7 +134,7 @@ pub(crate) fn check(
         .map(|(_, (field, _))| field.name)
         .chain(envelope.unknown().into_iter().map(|(name, _)| name));
     for name in leaked {
-        out.push(Diagnostic::warning(
+        out.push(Diagnostic::breach(
             Code::EchoLeak,
             Rule::Ai11,
             path.join(name).render(),
@@ -147,7 +147,7 @@ pub(crate) fn check(
         Slot::String(echoed) => {
             let sent = request.and_then(|request| request.envelope.turn_id());
             if request.is_some() && sent.map(|sent| sent.text) != Some(echoed.text) {
-                out.push(Diagnostic::warning(
+                out.push(Diagnostic::breach(
                     Code::TurnIdMismatch,
                     Rule::Ai11,
                     at.render(),

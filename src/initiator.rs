@@ -217,7 +217,7 @@ pub(crate) fn check(request: &Message, keys: &KeyOptions, out: &mut Vec<Diagnost
     match request.get(Place::Initiator) {
         Slot::Absent => {}
         Slot::String(value) if value.text.parse::<Initiator>().is_ok() => {}
-        Slot::String(_) => out.push(Diagnostic::warning(
+        Slot::String(_) => out.push(Diagnostic::breach(
             Code::UnknownInitiator,
             Rule::Ui7,
             at.render(),

@@ -96,7 +96,7 @@ fn warn_unknown(unknown: &[(&str, Slot<'_>)], path: &Path<'_>, out: &mut Vec<Dia
         } else {
             (String::new(), "")
         };
-        out.push(Diagnostic::warning(
+        out.push(Diagnostic::breach(
             Code::UnknownField,
             Rule::Ai8,
             path,

@@ -61,7 +61,7 @@ mod wire;
 #[cfg(feature = "value")]
 pub use audit::audit_record;
 pub use audit::{AuditContext, AuditRecord, ClientAsserted, HostAttested, RequestId, Witnessed};
-pub use diagnostics::{Action, Change, Code, Diagnostic, Report, Rule, Severity};
+pub use diagnostics::{Action, Change, Code, Diagnostic, Level, Report, Rule, Severity};
 #[cfg(feature = "value")]
 pub use echo::echo_turn_id;
 pub use error::Error;
@@ -80,6 +80,7 @@ pub use sanitize::{Sanitized, sanitize};
 #[cfg(feature = "value")]
 pub use validate::{ValidateOptions, validate};
 pub use wire::{
-    Check, Counts, Filter, FilterContext, FilterOptions, MessageKind, Outcome, Printed, Seen,
+    CHECK_USAGE, Capture, Check, CheckCommand, Counts, Filter, FilterContext, FilterOptions,
+    MAX_LINE_BOUND, MAX_LINE_BYTES, MessageKind, NOTHING_CHECKED, Outcome, Printed, Seen, USAGE,
     Verdict,
 };

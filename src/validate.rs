@@ -127,7 +127,7 @@ fn check_request(request: &Message, keys: &KeyOptions, out: &mut Vec<Diagnostic>
         if request.get(place).is_present() && !configured.contains(&field.name) {
             // The message names the field, never the configured key: an option's value is not quoted.
             let name = field.name;
-            out.push(Diagnostic::warning(
+            out.push(Diagnostic::breach(
                 Code::BareKey,
                 Rule::Ai9,
                 Path::place(place, keys).render(),
@@ -178,6 +178,6 @@ fn would_change(envelope: &Envelope, path: &Path<'_>, out: &mut Vec<Diagnostic>)
             ),
             (Action::Redacted | Action::Dropped | Action::Omitted | Action::Lifted, _) => continue,
         };
-        out.push(Diagnostic::warning(code, rule, change.path, message));
+        out.push(Diagnostic::breach(code, rule, change.path, message));
     }
 }

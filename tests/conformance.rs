@@ -8,8 +8,8 @@ use std::fs;
 use std::path::Path;
 
 use mcp_provenance::{
-    AuditContext, Error, Filter, FilterContext, Initiator, KeyOptions, LiftOptions, Policy, Rule,
-    ValidateOptions, Verdict, attach_invocation, audit_record, clear_initiator, echo_turn_id,
+    AuditContext, Error, Filter, FilterContext, Initiator, KeyOptions, Level, LiftOptions, Policy,
+    Rule, ValidateOptions, Verdict, attach_invocation, audit_record, clear_initiator, echo_turn_id,
     is_reserved_meta_key, is_valid_meta_key, lift_legacy_arguments, sanitize, stamp_initiator,
     validate,
 };
@@ -234,4 +234,96 @@ fn vectors_are_well_formed_and_cover_every_rule() {
         .collect();
     assert!(uncited.is_empty(), "rules no vector cites: {uncited:?}");
     println!("{} vectors; per rule: {per_rule:?}", vectors.len());
+}
+
+/// Every diagnostic a vector expects is as serious as its rule's level:
+/// no warning cites a MUST, and an error cites a MUST unless it is a schema
+/// or option error (MSG-2's summary takes the severity of what it sums up).
+#[test]
+fn severities_follow_the_levels_of_the_rules() {
+    const SCHEMA_OR_OPTION: [&str; 9] = [
+        "invalid-type",
+        "missing-field",
+        "not-a-message",
+        "invalid-key",
+        "reserved-key",
+        "conflicting-keys",
+        "invalid-limit",
+        "invalid-option",
+        "unknown-option",
+    ];
+    fn walk(value: &Value, found: &mut Vec<(String, String, String)>) {
+        match value {
+            Value::Object(object) => {
+                if let (
+                    Some(Value::String(code)),
+                    Some(Value::String(severity)),
+                    Some(Value::String(rule)),
+                ) = (
+                    object.get("code"),
+                    object.get("severity"),
+                    object.get("rule"),
+                ) {
+                    found.push((code.clone(), severity.clone(), rule.clone()));
+                }
+                object.values().for_each(|item| walk(item, found));
+            }
+            Value::Array(items) => items.iter().for_each(|item| walk(item, found)),
+            _ => {}
+        }
+    }
+    let mut found = Vec::new();
+    for vector in load() {
+        walk(vector.field("expect"), &mut found);
+    }
+    assert!(
+        found.len() > 100,
+        "only {} diagnostics in the vectors",
+        found.len()
+    );
+    for (code, severity, rule) in &found {
+        let rule: Rule = serde_json::from_value(json!(rule)).expect("a rule");
+        if rule == Rule::Msg2 {
+            continue;
+        }
+        match (severity.as_str(), rule.level()) {
+            ("warning", Level::Must) => panic!("a warning {code} cites {rule}, a MUST"),
+            ("error", Level::Should | Level::May) => assert!(
+                SCHEMA_OR_OPTION.contains(&code.as_str()),
+                "an error {code} cites {rule}, a {}",
+                rule.level()
+            ),
+            _ => {}
+        }
+    }
+}
+
+/// docs/rules.md lists each rule under the level the core gives it.
+#[test]
+fn the_levels_in_the_docs_are_the_cores() {
+    let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/rules.md"))
+        .expect("docs/rules.md");
+    let listed: String = docs
+        .split("\n\n")
+        .filter(|block| block.starts_with("- **MUST**"))
+        .collect();
+    for level in Level::ALL {
+        let line = listed
+            .split("- **")
+            .find(|line| line.starts_with(&format!("{level}**:")))
+            .unwrap_or_else(|| panic!("no line for {level}"));
+        let ids: Vec<&str> = line
+            .split(':')
+            .nth(1)
+            .expect("a list")
+            .split(',')
+            .map(str::trim)
+            .collect();
+        let expected: Vec<&str> = Rule::ALL
+            .iter()
+            .filter(|rule| rule.level() == *level)
+            .map(|rule| rule.as_str())
+            .collect();
+        assert_eq!(ids, expected, "{level}");
+    }
 }

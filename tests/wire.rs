@@ -9,8 +9,8 @@ use std::fs;
 use std::path::Path;
 
 use mcp_provenance::{
-    AuditContext, Check, Counts, Filter, FilterContext, FilterOptions, MessageKind, Policy,
-    Printed, Severity, Verdict, audit_record, sanitize, validate,
+    AuditContext, Capture, Check, Counts, Filter, FilterContext, FilterOptions, MessageKind,
+    Policy, Printed, Severity, Verdict, audit_record, sanitize, validate,
 };
 use proptest::prelude::*;
 use serde_json::Value;
@@ -252,41 +252,51 @@ fn capture() -> Vec<u8> {
 }
 
 /// `check` on `capture` handed over in the pieces that `cuts` (byte
-/// offsets) end at the line ends at or after them.
-fn checked(check: &Check, capture: &[u8], cuts: &[usize]) -> (Counts, Printed) {
-    let (mut counts, mut printed) = (Counts::default(), Printed::default());
+/// offsets, in order) cut it into.
+fn checked(check: &Check, capture: &[u8], cuts: &[usize]) -> (Counts, Printed, u8) {
+    let mut reading = Capture::new(check.clone());
+    let mut printed = Printed::default();
     let mut at = 0;
     for cut in cuts.iter().copied().chain([capture.len()]) {
-        let end = capture
-            .iter()
-            .skip(cut.max(at))
-            .position(|byte| *byte == b'\n')
-            .map_or(capture.len(), |found| cut.max(at) + found + 1);
-        check.lines(&capture[at..end], &mut counts, &mut printed);
-        at = end;
+        let cut = cut.clamp(at, capture.len());
+        reading.read(&capture[at..cut], &mut printed);
+        at = cut;
     }
-    (counts, printed)
+    reading.end(&mut printed);
+    printed.out.push_str(&reading.summary());
+    (*reading.counts(), printed, reading.exit_code())
 }
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
-    /// `check` in pieces ending at line ends prints and counts what it does
-    /// on the capture whole and line by line, in text and in JSON, sanitizing.
+    /// `check` in pieces cut anywhere prints and counts what it does on the
+    /// capture whole and line by line, in text and in JSON, sanitizing; and
+    /// so it does with a line bound that some lines are over, whichever
+    /// piece they start and end in.
     #[test]
-    fn check_in_pieces_is_check_whole(mut cuts in prop::collection::vec(0usize..40_000, 0..12), json in any::<bool>()) {
+    fn check_in_pieces_is_check_whole(mut cuts in prop::collection::vec(0usize..40_000, 0..12), json in any::<bool>(), bound in prop::option::of(100usize..400)) {
         let capture = capture();
         let filter = Filter::new(FilterOptions { policy: Some(Policy::default()), ..FilterOptions::default() }).expect("a filter");
-        let check = Check { filter, json, field: None, sanitize: true };
+        let mut check = Check { json, sanitize: true, ..Check::new(filter) };
+        if let Some(bound) = bound {
+            check.max_line = bound;
+        }
         cuts.sort_unstable();
         let whole = checked(&check, &capture, &[]);
-        let line_by_line: Vec<usize> = (0..capture.len()).filter(|at| capture[*at] == b'\n').collect();
+        let line_by_line: Vec<usize> = (0..capture.len()).filter(|at| capture[*at] == b'\n').map(|at| at + 1).collect();
+        let byte_by_byte: Vec<usize> = (1..capture.len()).step_by(97).collect();
         prop_assert_eq!(&checked(&check, &capture, &cuts), &whole);
         prop_assert_eq!(&checked(&check, &capture, &line_by_line), &whole);
+        prop_assert_eq!(&checked(&check, &capture, &byte_by_byte), &whole);
         let lines = capture.split(|byte| *byte == b'\n').count() as u64;
         prop_assert_eq!(whole.0.lines, lines);
         prop_assert_eq!(whole.1.sanitized.matches('\n').count() as u64, lines);
-        prop_assert_eq!(whole.0.unparseable, 1);
+        let over: u64 = capture.split(|byte| *byte == b'\n').filter(|line| line.len() > check.max_line).count() as u64;
+        prop_assert_eq!(whole.0.over_limit, over);
+        let marker = if json { r#""code":"over-limit","severity":"error","rule":"WIRE-4""# } else { "error WIRE-4 over-limit" };
+        prop_assert_eq!(whole.1.out.matches(marker).count() as u64, over);
+        prop_assert!(whole.0.unparseable <= 1);
     }
 }
 

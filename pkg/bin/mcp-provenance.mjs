@@ -1,18 +1,15 @@
 #!/usr/bin/env node
 // The mcp-provenance command: `check` a capture of MCP traffic, `probe` a
-// running MCP server. `mcp-provenance --help` says how.
-import { CHECK_USAGE, UsageError, check } from "../lib/cli/check.mjs";
-import { PROBE_USAGE, probe } from "../lib/cli/probe.mjs";
+// running MCP server. Its help, words, messages and exit codes are the
+// native command's (src/bin/mcp-provenance.rs): `mcp-provenance --help`.
+import { readFileSync } from "node:fs";
 
-const USAGE = `usage: mcp-provenance <command> [options]
+import { check } from "../lib/cli/check.mjs";
+import { probe } from "../lib/cli/probe.mjs";
+import { UsageError, usageText } from "../lib/cli/usage.mjs";
 
-commands:
-  check <file.jsonl | ->   check each message of a capture against every rule
-  probe --url <url>        run the wire conformance scenarios against a running MCP server
-
-${CHECK_USAGE}
-
-${PROBE_USAGE}`;
+const USAGE = readFileSync(new URL("../dist/usage.txt", import.meta.url), "utf8");
+const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
 
 const [command, ...argv] = process.argv.slice(2);
 const io = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, progress: process.stderr.isTTY === true };
@@ -20,15 +17,20 @@ const commands = { check, probe };
 
 try {
   if (command === "--help" || command === "-h" || command === "help") {
-    process.stdout.write(`${USAGE}\n`);
+    process.stdout.write(USAGE);
     process.exitCode = 0;
-  } else if (!(command in commands)) {
-    throw new UsageError(command === undefined ? "a command is needed" : "no such command");
+  } else if (command === "--version" || command === "-v") {
+    process.stdout.write(`mcp-provenance ${version}\n`);
+    process.exitCode = 0;
+  } else if (command === undefined) {
+    throw new UsageError("a command is needed");
+  } else if (!Object.hasOwn(commands, command)) {
+    throw new UsageError(`no such command ${command}`);
   } else {
     process.exitCode = await commands[command](argv, io);
   }
 } catch (error) {
   process.exitCode = 2;
-  if (error instanceof UsageError) process.stderr.write(`mcp-provenance: ${error.message}\n\n${USAGE}\n`);
+  if (error instanceof UsageError) process.stderr.write(usageText(error));
   else process.stderr.write(`mcp-provenance ${command}: ${error?.code ?? error?.name ?? "error"}: ${error?.message}\n`);
 }

@@ -136,6 +136,13 @@ export class Answer {
     return decoder.decode(bytes.subarray(start, start + length));
   }
 
+  /** A `str` as a copy of its UTF-8 bytes, for what is written out as it is. */
+  utf8() {
+    const length = this.u32();
+    this.at += length;
+    return this.bytes.slice(this.at - length, this.at);
+  }
+
   /** `count:u32 str{count}`. */
   strs() {
     const texts = [];
@@ -168,11 +175,22 @@ export class Answer {
   }
 
   /** A checked line (src/wire/answer.rs `line`): what to print, what to write, the counts so far. */
+  /** What a piece of a capture came to (src/wasm/answer.rs `line`). */
   line() {
     const out = this.str();
-    const sanitized = this.str();
-    const [messages, errors, warnings, unparseable, skipped] = [this.f64(), this.f64(), this.f64(), this.f64(), this.f64()];
-    return { out, sanitized, counts: { messages, errors, warnings, unparseable, skipped } };
+    const sanitized = this.utf8();
+    const [messages, errors, warnings, unparseable, skipped, overLimit] = [this.f64(), this.f64(), this.f64(), this.f64(), this.f64(), this.f64()];
+    const exit = this.u8();
+    return { out, sanitized, counts: { messages, errors, warnings, unparseable, skipped, overLimit }, exit, hint: this.opt() };
+  }
+
+  /** What the words of `check` ask for: `{help}`, `{error}`, or `{handle, file, sanitize}`. */
+  command() {
+    switch (this.u8()) {
+      case 0: return { help: this.str() };
+      case 1: return { error: this.str() };
+      default: return { handle: this.u32(), file: this.str(), sanitize: this.opt() };
+    }
   }
 
   opt() {

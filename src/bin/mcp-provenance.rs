@@ -1,9 +1,10 @@
 //! `mcp-provenance check`, natively: the npm package's `check` command for
 //! captures of many gigabytes. One JSON-RPC message (or batch) per line
-//! through the wire filter, streaming in constant memory, with the same output,
-//! flags and exit codes as `npx mcp-provenance check`, and a progress bar on
-//! a terminal. Built only with the `cli` feature, so the library pulls in
-//! nothing for it:
+//! through the wire filter, streaming in memory bounded by the longest line
+//! it reads, with the same words, output and exit codes as
+//! `npx mcp-provenance check` (both read their command line and print
+//! through the core), and a progress bar on a terminal. Built only with the
+//! `cli` feature, so the library pulls in nothing for it:
 //!
 //! ```sh
 //! cargo install --path . --features cli
@@ -15,80 +16,7 @@ use std::io::{self, BufWriter, IsTerminal, Read, Write};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use mcp_provenance::{Check, Counts, Filter, FilterOptions, IntentPolicy, Policy, Printed};
-
-const USAGE: &str = "usage: mcp-provenance check <file.jsonl | -> [options]
-
-Checks each line (one JSON-RPC message or batch) against every rule.
-  --format text|json         diagnostics as lines of text (default) or JSON records
-  --key <key>                the envelope's _meta key (e.g. com.example/aiInvocation)
-  --ui-key <key>             the ui entry's _meta key
-  --field <name>             take each line's message from this member; lines without it are skipped
-  --sanitize <out.jsonl>     write each message, sanitized, to this file
-  --redact-intent            with --sanitize: remove userIntent.text
-  --max-intent-bytes <n>, --max-reason-bytes <n>, --max-model-bytes <n>,
-  --max-turn-id-bytes <n>, --max-envelope-bytes <n>   with --sanitize: the limits
-Exit: 0 clean, 1 a message has an error, 2 bad usage or an unreadable file.";
-
-/// What the command line asked for.
-struct Options {
-    file: String,
-    sanitize: Option<String>,
-    check: Check,
-}
-
-/// Reads the arguments after `check`; a message for the user when they are wrong.
-fn options(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
-    let mut files = Vec::new();
-    let mut json = false;
-    let (mut field, mut out) = (None, None);
-    let mut policy = Policy::default();
-    let mut options = FilterOptions::default();
-    while let Some(arg) = args.next() {
-        let mut value = || args.next().ok_or(format!("{arg} needs a value"));
-        match arg.as_str() {
-            "--format" => match value()?.as_str() {
-                "json" => json = true,
-                "text" => json = false,
-                _ => return Err("--format is text or json".into()),
-            },
-            "--key" => options.invocation_keys.push(value()?),
-            "--ui-key" => options.ui_keys.push(value()?),
-            "--field" => field = Some(value()?),
-            "--sanitize" => out = Some(value()?),
-            "--redact-intent" => policy.user_intent = IntentPolicy::Redact,
-            "--max-intent-bytes" => policy.max_intent_bytes = bytes(&arg, &value()?)?,
-            "--max-reason-bytes" => policy.max_reason_bytes = bytes(&arg, &value()?)?,
-            "--max-model-bytes" => policy.max_model_bytes = bytes(&arg, &value()?)?,
-            "--max-turn-id-bytes" => policy.max_turn_id_bytes = bytes(&arg, &value()?)?,
-            "--max-envelope-bytes" => policy.max_envelope_bytes = bytes(&arg, &value()?)?,
-            flag if flag.starts_with("--") => return Err(format!("unknown option {flag}")),
-            _ => files.push(arg),
-        }
-    }
-    // The copy written is sanitized under the policy, the default one included; a
-    // policy given is checked either way.
-    options.policy = (out.is_some() || policy != Policy::default()).then_some(policy);
-    let filter = Filter::new(options).map_err(|error| format!("{error} ({})", error.code()))?;
-    let [file] = <[String; 1]>::try_from(files)
-        .map_err(|_| "check takes one file (or - for standard input)".to_string())?;
-    Ok(Options {
-        file,
-        check: Check {
-            filter,
-            json,
-            sanitize: out.is_some(),
-            field,
-        },
-        sanitize: out,
-    })
-}
-
-/// A byte limit given on the command line.
-fn bytes(flag: &str, text: &str) -> Result<u32, String> {
-    text.parse()
-        .map_err(|_| format!("{flag} takes a whole number of bytes"))
-}
+use mcp_provenance::{CHECK_USAGE, Capture, CheckCommand, Printed, USAGE};
 
 /// A progress bar on standard error, redrawn at most four times a second.
 struct Progress {
@@ -117,14 +45,34 @@ impl Progress {
 }
 
 /// How much of the input is read at a time: the core checks a piece's whole
-/// lines in one call.
+/// lines where they stand.
 const PIECE: usize = 1 << 20;
 
-/// Checks every line of `input`; the counts.
-fn check(mut input: impl Read, options: &Options, total: Option<u64>) -> io::Result<Counts> {
+/// Why a check stopped before its end.
+enum Failed {
+    /// The capture could not be read.
+    Read(io::Error),
+    /// The output, or the sanitized copy, could not be written.
+    Write(io::Error),
+}
+
+impl From<io::Error> for Failed {
+    fn from(error: io::Error) -> Self {
+        Failed::Write(error)
+    }
+}
+
+/// Reads all of `input` through `capture`, printing as it goes and writing
+/// the sanitized copy to `sanitized` when asked.
+fn read_all(
+    mut input: impl Read,
+    capture: &mut Capture,
+    sanitized: Option<&str>,
+    total: Option<u64>,
+) -> Result<(), Failed> {
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
-    let mut sanitized = match &options.sanitize {
+    let mut sanitized = match sanitized {
         Some(path) => Some(BufWriter::new(File::create(path)?)),
         None => None,
     };
@@ -134,44 +82,29 @@ fn check(mut input: impl Read, options: &Options, total: Option<u64>) -> io::Res
             total,
             drawn: Instant::now(),
         });
-    let (mut counts, mut printed) = (Counts::default(), Printed::default());
-    let mut read = 0u64;
-    // The input read so far and not yet checked (`held` bytes: the start of
-    // a line), in a buffer that grows only for a line longer than it.
+    let mut printed = Printed::default();
     let mut buffer = vec![0; PIECE];
-    let mut held = 0;
+    let mut read = 0u64;
     loop {
-        if held == buffer.len() {
-            buffer.resize(2 * held, 0);
-        }
-        let got = match input.read(&mut buffer[held..]) {
+        let got = match input.read(&mut buffer) {
             Ok(got) => got,
             Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
-            Err(error) => return Err(error),
+            Err(error) => return Err(Failed::Read(error)),
         };
-        held += got;
         read += got as u64;
-        // Whole lines now, the rest of the input at its end.
-        let whole = match got {
-            0 => held,
-            _ => buffer[..held]
-                .iter()
-                .rposition(|byte| *byte == b'\n')
-                .map_or(0, |at| at + 1),
-        };
-        options
-            .check
-            .lines(&buffer[..whole], &mut counts, &mut printed);
-        buffer.copy_within(whole..held, 0);
-        held -= whole;
+        if got == 0 {
+            capture.end(&mut printed);
+        } else {
+            capture.read(&buffer[..got], &mut printed);
+        }
         out.write_all(printed.out.as_bytes())?;
         if let Some(file) = sanitized.as_mut() {
             file.write_all(printed.sanitized.as_bytes())?;
         }
         printed.out.clear();
-        printed.sanitized.clear();
+        printed.sanitized = String::new();
         if let Some(bar) = progress.as_mut() {
-            bar.draw(read, counts.messages);
+            bar.draw(read, capture.counts().messages);
         }
         if got == 0 {
             break;
@@ -183,56 +116,81 @@ fn check(mut input: impl Read, options: &Options, total: Option<u64>) -> io::Res
     if let Some(mut file) = sanitized {
         file.flush()?;
     }
-    out.write_all(options.check.summary(&counts).as_bytes())?;
-    out.flush()?;
-    Ok(counts)
+    out.write_all(capture.summary().as_bytes())?;
+    Ok(out.flush()?)
 }
 
-fn main() -> ExitCode {
-    let mut args = std::env::args().skip(1);
-    match args.next().as_deref() {
-        Some("check") => {}
-        Some("--help" | "-h" | "help") => {
-            println!("{USAGE}");
+/// `mcp-provenance check` with the words after it.
+fn run_check(args: &[String]) -> ExitCode {
+    let (file, sanitize, check) = match CheckCommand::parse(args) {
+        Ok(CheckCommand::Help) => {
+            print!("{CHECK_USAGE}");
             return ExitCode::SUCCESS;
         }
-        _ => {
-            eprintln!("mcp-provenance: the native command has one subcommand, check\n\n{USAGE}");
-            return ExitCode::from(2);
-        }
-    }
-    let options = match options(args) {
-        Ok(options) => options,
-        Err(why) => {
-            eprintln!("mcp-provenance: {why}\n\n{USAGE}");
-            return ExitCode::from(2);
-        }
+        Ok(CheckCommand::Run {
+            file,
+            sanitize,
+            check,
+        }) => (file, sanitize, check),
+        Err(why) => return usage_error(" check", &why),
     };
-    let checked = if options.file == "-" {
-        check(io::stdin().lock(), &options, None)
+    let mut capture = Capture::new(*check);
+    let checked = if file == "-" {
+        read_all(io::stdin().lock(), &mut capture, sanitize.as_deref(), None)
     } else {
-        match File::open(&options.file) {
-            Ok(file) => {
-                let total = file.metadata().ok().map(|m| m.len());
-                check(file, &options, total)
+        match File::open(&file) {
+            Ok(input) => {
+                let total = input.metadata().ok().map(|m| m.len());
+                read_all(input, &mut capture, sanitize.as_deref(), total)
             }
             Err(error) => {
-                eprintln!(
-                    "mcp-provenance check: cannot read {}: {}",
-                    options.file,
-                    code(&error)
-                );
+                eprintln!("mcp-provenance check: cannot read {file}: {}", code(&error));
                 return ExitCode::from(2);
             }
         }
     };
     match checked {
-        Ok(counts) if counts.errors > 0 => ExitCode::from(1),
-        Ok(_) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("mcp-provenance check: {}: {error}", code(&error));
-            ExitCode::from(2)
+        Ok(()) => {}
+        Err(Failed::Read(error)) => {
+            eprintln!("mcp-provenance check: cannot read {file}: {}", code(&error));
+            return ExitCode::from(2);
         }
+        Err(Failed::Write(error)) => {
+            eprintln!("mcp-provenance check: cannot write: {}", code(&error));
+            return ExitCode::from(2);
+        }
+    }
+    if let Some(hint) = capture.hint() {
+        eprintln!("mcp-provenance check: {hint}");
+    }
+    ExitCode::from(capture.exit_code())
+}
+
+/// A usage error of `mcp-provenance` (or of its `command`, with a space
+/// before it): one line and where to read more; exit 2.
+fn usage_error(command: &str, why: &str) -> ExitCode {
+    eprintln!("mcp-provenance{command}: {why}\nTry 'mcp-provenance{command} --help'.");
+    ExitCode::from(2)
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("-h" | "--help" | "help") => {
+            print!("{USAGE}");
+            ExitCode::SUCCESS
+        }
+        Some("-v" | "--version") => {
+            println!("mcp-provenance {}", env!("CARGO_PKG_VERSION"));
+            ExitCode::SUCCESS
+        }
+        Some("check") => run_check(&args[1..]),
+        Some("probe") => usage_error(
+            "",
+            "probe is in the npm command only: npx mcp-provenance probe",
+        ),
+        Some(other) => usage_error("", &format!("no such command {other}")),
+        None => usage_error("", "a command is needed"),
     }
 }
 

@@ -28,7 +28,7 @@ use crate::audit::{AuditRecord, RequestId};
 use crate::diagnostics::{Change, Diagnostic, Report};
 use crate::edit::{Edit, Put, Target};
 use crate::error::Error;
-use crate::wire::{Counts, Outcome, Seen, Verdict};
+use crate::wire::{Capture, Counts, Outcome, Seen, Verdict};
 use std::borrow::Cow;
 
 /// Where each message that goes on stands in `text`: units from the start
@@ -264,7 +264,12 @@ impl Answer<'_> {
     }
 
     /// Checked lines: what to print, what to write, and the counts so far.
-    pub(super) fn line(&mut self, out: &str, sanitized: &str, counts: &Counts) {
+    /// What a piece of a capture (or its end) came to: what to print, what
+    /// to write, the counts so far and the exit code they make.
+    pub(super) fn line(&mut self, out: &str, sanitized: &str, capture: &Capture) {
+        // Room for it all at once: grown by doubling, a long line's answer
+        // would leave each smaller room behind until the call ends.
+        self.0.reserve(out.len() + sanitized.len() + 128);
         self.str(out);
         self.str(sanitized);
         let Counts {
@@ -273,11 +278,34 @@ impl Answer<'_> {
             warnings,
             unparseable,
             skipped,
+            over_limit,
             ..
-        } = *counts;
-        for count in [messages, errors, warnings, unparseable, skipped] {
+        } = *capture.counts();
+        for count in [messages, errors, warnings, unparseable, skipped, over_limit] {
             self.0.extend_from_slice(&(count as f64).to_le_bytes());
         }
+        self.u8(capture.exit_code());
+        self.opt(capture.hint());
+    }
+
+    /// `check --help`: the text to print.
+    pub(super) fn command_help(&mut self, usage: &str) {
+        self.u8(0);
+        self.str(usage);
+    }
+
+    /// `check` with bad words: what is wrong.
+    pub(super) fn command_error(&mut self, why: &str) {
+        self.u8(1);
+        self.str(why);
+    }
+
+    /// `check` to run: the capture's handle, the file to read and where to write.
+    pub(super) fn command_run(&mut self, handle: usize, file: &str, sanitize: Option<&str>) {
+        self.u8(2);
+        self.u32(u32::try_from(handle).unwrap_or(u32::MAX));
+        self.str(file);
+        self.opt(sanitize);
     }
 
     fn strs(&mut self, texts: &[String]) {

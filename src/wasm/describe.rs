@@ -111,6 +111,11 @@ pub(super) fn write(answer: &mut Answer) {
     );
     list(
         &mut out,
+        "levels",
+        Rule::ALL.iter().map(|rule| rule.level().as_str()),
+    );
+    list(
+        &mut out,
         "codes",
         Code::ALL.iter().map(|code| code.as_str()),
     );

@@ -20,11 +20,11 @@ use crate::initiator::{self, Initiator};
 use crate::json::Slot;
 use crate::keys::{self, KeyOptions};
 use crate::legacy::{self, LiftOptions};
-use crate::options::{Options, Read};
+use crate::options::Read;
 use crate::policy::{FieldPolicy, Policy};
 use crate::schema::Place;
 use crate::view::{Envelope, Message};
-use crate::wire::{Check, Counts, Filter, FilterContext, Printed};
+use crate::wire::{CHECK_USAGE, Capture, CheckCommand, Filter, FilterContext, Printed};
 use crate::{echo, invocation, sanitize, validate};
 
 /// What a tape asks for, by its first byte.
@@ -45,8 +45,8 @@ enum Op {
     CreateFilter,
     Filter,
     CreateCheck,
-    CheckLines,
-    CheckSummary,
+    CheckPiece,
+    CheckEnd,
 }
 
 impl Op {
@@ -67,8 +67,8 @@ impl Op {
         Op::CreateFilter,
         Op::Filter,
         Op::CreateCheck,
-        Op::CheckLines,
-        Op::CheckSummary,
+        Op::CheckPiece,
+        Op::CheckEnd,
     ];
 }
 
@@ -99,8 +99,8 @@ thread_local! {
     /// The filters made so far, by handle: kept for the module's life (a
     /// gateway makes a few, once).
     static FILTERS: RefCell<Vec<Filter>> = const { RefCell::new(Vec::new()) };
-    /// The checks made so far, by handle, each with what it has counted.
-    static CHECKS: RefCell<Vec<(Check, Counts)>> = const { RefCell::new(Vec::new()) };
+    /// The captures being checked, by handle.
+    static CHECKS: RefCell<Vec<Capture>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Makes room for `len` bytes in an area of the tape (0 records, 1
@@ -211,7 +211,8 @@ fn call((records, strings, values): (&[u8], &[u8], &[u8]), answer: &mut Answer) 
         }
         Some(Op::Validate) => report(&mut tape),
         Some(Op::Filter) => filter(&mut tape, answer),
-        Some(Op::CheckLines | Op::CheckSummary) => check(op, &mut tape, answer),
+        Some(Op::CreateCheck) => create_check(&mut tape, answer),
+        Some(Op::CheckPiece | Op::CheckEnd) => check(op, &mut tape, answer),
         Some(op) => reply(op, &mut tape),
         None => return MALFORMED,
     };
@@ -402,33 +403,14 @@ fn reply(op: Op, tape: &mut Tape) -> Result<Reply, Fault> {
             });
             Reply::Handle(handle.map_err(|_| Fault::Malformed)?)
         }
-        Op::CreateCheck => {
-            let check = check_of(tape.whole()?)?;
-            let handle = CHECKS.with_borrow_mut(|checks| {
-                checks.push((check, Counts::default()));
-                i32::try_from(checks.len() - 1)
-            });
-            Reply::Handle(handle.map_err(|_| Fault::Malformed)?)
-        }
-        Op::Validate | Op::Describe | Op::Filter | Op::CheckLines | Op::CheckSummary => {
+        Op::Validate
+        | Op::Describe
+        | Op::Filter
+        | Op::CreateCheck
+        | Op::CheckPiece
+        | Op::CheckEnd => {
             return Err(Fault::Malformed);
         }
-    })
-}
-
-/// The check the npm command asks for: `filter` (the filter's options),
-/// `json`, `field` and `sanitize`, as its flags say.
-fn check_of(value: Slot<'_>) -> Result<Check, Error> {
-    let options = Options::new(
-        value,
-        "check options",
-        &["filter", "json", "field", "sanitize"],
-    )?;
-    Ok(Check {
-        filter: Filter::from_slot(options.get("filter"))?,
-        json: options.boolean("json")?.unwrap_or(false),
-        field: options.string("field")?,
-        sanitize: options.boolean("sanitize")?.unwrap_or(false),
     })
 }
 
@@ -440,25 +422,57 @@ fn number(tape: &mut Tape) -> Result<f64, Fault> {
     }
 }
 
-/// Whole lines of a capture through the check whose handle the tape holds
-/// (the lines in the body's area): what to print and what to write; or the
-/// check's summary line.
+/// `mcp-provenance check` with the words the tape holds: what to print
+/// (the help, or a usage error), or the capture made, by its handle, with
+/// the file to read and where to write.
+fn create_check(tape: &mut Tape, answer: &mut Answer) -> Result<Reply, Fault> {
+    // `{words}`, written as options are: no string cut.
+    let words: Option<Vec<&str>> = match tape.whole()?.tree().get("words") {
+        Slot::Array(items) => items.items().map(|word| word.str()).collect(),
+        _ => None,
+    };
+    let parsed = CheckCommand::parse(&words.ok_or(Fault::Malformed)?);
+    match parsed {
+        Ok(CheckCommand::Help) => answer.command_help(CHECK_USAGE),
+        Err(why) => answer.command_error(&why),
+        Ok(CheckCommand::Run {
+            file,
+            sanitize,
+            check,
+        }) => {
+            let handle = CHECKS.with_borrow_mut(|checks| {
+                checks.push(Capture::new(*check));
+                checks.len() - 1
+            });
+            answer.command_run(handle, &file, sanitize.as_deref());
+            // The capture outlives the call: what the call allocated stays.
+            #[cfg(target_arch = "wasm32")]
+            bump::keep();
+        }
+    }
+    Ok(Reply::Filtered)
+}
+
+/// A piece of a capture (in the body's area) through the capture whose
+/// handle the tape holds, or its end: what to print and write, the counts.
 fn check(op: Option<Op>, tape: &mut Tape, answer: &mut Answer) -> Result<Reply, Fault> {
     let handle = number(tape)? as usize;
     CHECKS.with_borrow_mut(|checks| {
-        let (check, counts) = checks.get_mut(handle).ok_or(Fault::Malformed)?;
-        if op == Some(Op::CheckSummary) {
-            answer.line(&check.summary(counts), "", counts);
-            return Ok(Reply::Filtered);
+        let capture = checks.get_mut(handle).ok_or(Fault::Malformed)?;
+        let mut printed = Printed::default();
+        if op == Some(Op::CheckEnd) {
+            capture.end(&mut printed);
+            printed.out.push_str(&capture.summary());
+        } else {
+            let length = number(tape)? as usize;
+            BODY_AREA.with_borrow(|body| {
+                let piece = body.get(..length).ok_or(Fault::Malformed)?;
+                capture.read(piece, &mut printed);
+                Ok::<(), Fault>(())
+            })?;
         }
-        let length = number(tape)? as usize;
-        BODY_AREA.with_borrow(|body| {
-            let lines = body.get(..length).ok_or(Fault::Malformed)?;
-            let mut printed = Printed::default();
-            check.lines(lines, counts, &mut printed);
-            answer.line(&printed.out, &printed.sanitized, counts);
-            Ok(Reply::Filtered)
-        })
+        answer.line(&printed.out, &printed.sanitized, capture);
+        Ok(Reply::Filtered)
     })
 }
 
@@ -497,7 +511,7 @@ fn first_read(op: Op) -> u8 {
         | Op::CreateFilter
         | Op::Filter
         | Op::CreateCheck
-        | Op::CheckLines
-        | Op::CheckSummary => 0,
+        | Op::CheckPiece
+        | Op::CheckEnd => 0,
     }
 }

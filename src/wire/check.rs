@@ -6,20 +6,31 @@
 use std::borrow::Cow;
 
 use super::{Filter, FilterContext, Verdict};
-use crate::diagnostics::{Code, Diagnostic, Severity};
+use crate::diagnostics::{Code, Diagnostic, Rule, Severity};
+
+/// The longest line `check` reads by default: 4 MiB, the largest message
+/// the MCP TypeScript SDK's SSE server transport accepts
+/// (`MAXIMUM_MESSAGE_SIZE`). A longer line is reported and skipped, never
+/// held: memory stays bounded by this whatever the capture holds.
+pub const MAX_LINE_BYTES: usize = 4 << 20;
+
+/// What `check` says, on standard error, when a capture held no message.
+pub const NOTHING_CHECKED: &str = "no line held a JSON-RPC message: a capture is one message (or batch) a line, JSONL; a pretty-printed JSON file is not one";
 
 /// How `check` reads and prints a capture.
 ///
 /// # Examples
 ///
 /// ```
-/// use mcp_provenance::{Check, Counts, Filter, FilterOptions, Printed};
+/// use mcp_provenance::{Capture, Check, Filter, FilterOptions, Printed};
 ///
-/// let check = Check { filter: Filter::new(FilterOptions::default())?, json: false, field: None, sanitize: false };
-/// let (mut counts, mut printed) = (Counts::default(), Printed::default());
-/// check.lines(b"{\"method\":\"tools/call\",\"params\":{\"_meta\":{\"turnId\":\"t\"}}}\n", &mut counts, &mut printed);
+/// let mut capture = Capture::new(Check::new(Filter::new(FilterOptions::default())?));
+/// let mut printed = Printed::default();
+/// capture.read(b"{\"method\":\"tools/call\",\"params\":{\"_meta\":{\"turnId\":\"t\"}}}\n", &mut printed);
+/// capture.end(&mut printed);
 /// assert_eq!(printed.out, "line 1: warning AI-9 bare-key /params/_meta/turnId a bare `_meta.turnId` is not SEP-2817's convention; put `turnId` inside the envelope\n");
-/// assert_eq!(check.summary(&counts), "checked 1 messages: 0 errors, 1 warnings, 0 unparseable\n");
+/// assert_eq!(capture.summary(), "checked 1 messages: 0 errors, 1 warnings, 0 unparseable\n");
+/// assert_eq!(capture.exit_code(), 0);
 /// # Ok::<(), mcp_provenance::Error>(())
 /// ```
 #[derive(Clone, Debug)]
@@ -32,6 +43,35 @@ pub struct Check {
     pub field: Option<String>,
     /// Write each line as it goes on under the filter's policy to [`Printed::sanitized`].
     pub sanitize: bool,
+    /// The longest line checked, in bytes ([`MAX_LINE_BYTES`] by default).
+    pub max_line: usize,
+    /// Warnings fail the check too (exit code 1).
+    pub strict: bool,
+}
+
+impl Check {
+    /// A check through `filter` with the defaults: text, no field, no
+    /// sanitized copy, lines up to [`MAX_LINE_BYTES`], warnings allowed.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use mcp_provenance::{Check, Filter, FilterOptions, MAX_LINE_BYTES};
+    ///
+    /// let check = Check::new(Filter::new(FilterOptions::default())?);
+    /// assert_eq!((check.json, check.max_line, check.strict), (false, MAX_LINE_BYTES, false));
+    /// # Ok::<(), mcp_provenance::Error>(())
+    /// ```
+    pub fn new(filter: Filter) -> Self {
+        Check {
+            filter,
+            json: false,
+            field: None,
+            sanitize: false,
+            max_line: MAX_LINE_BYTES,
+            strict: false,
+        }
+    }
 }
 
 /// What a capture held, as the summary line gives it.
@@ -41,7 +81,7 @@ pub struct Counts {
     pub lines: u64,
     /// Messages read.
     pub messages: u64,
-    /// Error findings and refusals.
+    /// Error findings and refusals, over-limit lines among them.
     pub errors: u64,
     /// Warning findings.
     pub warnings: u64,
@@ -49,6 +89,8 @@ pub struct Counts {
     pub unparseable: u64,
     /// Lines without the `field` taken.
     pub skipped: u64,
+    /// Lines longer than [`Check::max_line`], not checked.
+    pub over_limit: u64,
 }
 
 /// What lines of a capture come to.
@@ -57,44 +99,213 @@ pub struct Printed {
     /// What `check` prints of them (each line ending in `\n`; nothing for a clean line of text).
     pub out: String,
     /// With [`Check::sanitize`], each line as it goes on under the filter's
-    /// policy, or an empty line where it cannot go on as it came (not JSON,
-    /// or refused): one output line per input line.
+    /// policy, or an empty line where it cannot go on as it came (blank, not
+    /// JSON, over the line bound, refused): one output line per input line.
     pub sanitized: String,
+}
+
+/// A capture read in pieces of any size, as they come from a file or a
+/// pipe: each whole line is checked where it stands in its piece, the start
+/// of a line that goes on into the next piece is held, and a line past
+/// [`Check::max_line`] is counted, never held, and reported when it ends.
+/// Cut anywhere, a capture comes to what it would whole.
+///
+/// # Examples
+///
+/// ```
+/// use mcp_provenance::{Capture, Check, Filter, FilterOptions, Printed};
+///
+/// let mut check = Check::new(Filter::new(FilterOptions::default())?);
+/// check.max_line = 40;
+/// let mut capture = Capture::new(check);
+/// let mut printed = Printed::default();
+/// capture.read(b"{\"id\":1,\"me", &mut printed);
+/// capture.read(b"thod\":\"ping\"}\n{\"id\":2,\"method\":\"ping\",\"params\":{\"pad\":\"......\"}}\n", &mut printed);
+/// capture.end(&mut printed);
+/// assert_eq!(printed.out, "line 2: error WIRE-4 over-limit / the line is 50 bytes, over the bound of 40 (--max-line-bytes); it was not checked\n");
+/// assert_eq!(capture.summary(), "checked 1 messages: 1 errors, 0 warnings, 0 unparseable (1 lines over --max-line-bytes)\n");
+/// assert_eq!(capture.exit_code(), 1);
+/// # Ok::<(), mcp_provenance::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Capture {
+    check: Check,
+    counts: Counts,
+    /// The start of the line the last piece ended in.
+    held: Vec<u8>,
+    /// The length so far of a line past the bound, which is not held.
+    long: Option<u64>,
+}
+
+impl Capture {
+    /// A capture to read through `check`.
+    pub fn new(check: Check) -> Self {
+        // Room for the longest line held, made once: a line that goes on is
+        // held without growing (the npm module takes back at each call
+        // whatever a call allocates, and keeps only what was made with it).
+        Capture {
+            held: Vec::with_capacity(check.max_line + 1),
+            check,
+            counts: Counts::default(),
+            long: None,
+        }
+    }
+
+    /// What it held so far.
+    pub fn counts(&self) -> &Counts {
+        &self.counts
+    }
+
+    /// Reads the next `piece`, adding what to print and write to `printed`.
+    pub fn read(&mut self, piece: &[u8], printed: &mut Printed) {
+        // The end of the line the last piece ended in.
+        let first = super::scan::lines(piece).next().unwrap_or_default();
+        if !first.ends_with(b"\n") {
+            return self.go_on(piece);
+        }
+        let (rest, after) = piece.split_at(first.len());
+        if let Some(long) = self.long.take() {
+            self.over_limit(long + rest.len() as u64 - 1, printed);
+        } else if self.held.is_empty() {
+            self.check.lines(rest, &mut self.counts, printed);
+        } else if self.held.len() + rest.len() - 1 > self.check.max_line {
+            let length = self.held.len() + rest.len() - 1;
+            self.held.clear();
+            self.over_limit(length as u64, printed);
+        } else {
+            // The line ends within the room made for it.
+            self.held.extend_from_slice(rest);
+            self.check_held(printed);
+        }
+        let whole = after
+            .iter()
+            .rposition(|byte| *byte == b'\n')
+            .map_or(0, |at| at + 1);
+        let (whole, start) = after.split_at(whole);
+        self.check.lines(whole, &mut self.counts, printed);
+        self.go_on(start);
+    }
+
+    /// Ends the capture: its last line, when it does not end in a line feed.
+    pub fn end(&mut self, printed: &mut Printed) {
+        if let Some(long) = self.long.take() {
+            self.over_limit(long, printed);
+        } else {
+            self.check_held(printed);
+        }
+    }
+
+    /// Checks the line held, and holds nothing.
+    fn check_held(&mut self, printed: &mut Printed) {
+        let Capture {
+            check,
+            counts,
+            held,
+            ..
+        } = self;
+        check.lines(held, counts, printed);
+        held.clear();
+    }
+
+    /// The summary line.
+    pub fn summary(&self) -> String {
+        self.check.summary(&self.counts)
+    }
+
+    /// The exit code of `check`: 0 clean (warnings allowed, unless
+    /// [`Check::strict`]), 1 an error found (or with `strict`, a warning), 2
+    /// nothing checked: no line held a message ([`NOTHING_CHECKED`]).
+    pub fn exit_code(&self) -> u8 {
+        let Counts {
+            messages,
+            errors,
+            warnings,
+            ..
+        } = self.counts;
+        if messages == 0 {
+            2
+        } else if errors > 0 || (self.check.strict && warnings > 0) {
+            1
+        } else {
+            0
+        }
+    }
+
+    /// What to say on standard error beside the exit code:
+    /// [`NOTHING_CHECKED`] when no line held a message.
+    pub fn hint(&self) -> Option<&'static str> {
+        (self.counts.messages == 0).then_some(NOTHING_CHECKED)
+    }
+
+    /// Holds `start`, the start of a line that goes on, or counts it past the bound.
+    fn go_on(&mut self, start: &[u8]) {
+        if let Some(long) = &mut self.long {
+            *long += start.len() as u64;
+        } else if self.held.len() + start.len() > self.check.max_line {
+            self.long = Some((self.held.len() + start.len()) as u64);
+            self.held.clear();
+        } else {
+            self.held.extend_from_slice(start);
+        }
+    }
+
+    /// Reports a line past the bound, `length` bytes long (its line feed not counted).
+    fn over_limit(&mut self, length: u64, printed: &mut Printed) {
+        self.counts.lines += 1;
+        self.check
+            .over_limit(self.counts.lines, length, &mut self.counts, printed);
+    }
 }
 
 impl Check {
     /// Checks `lines`, whole lines of a capture (each ending in `\n`, but
     /// perhaps the last of the capture), numbering them on from
     /// `counts.lines`, adding what they held to `counts` and what to print
-    /// and write to `printed`. A capture read in pieces that end at line
-    /// ends comes to what it would read whole: the native and npm commands
-    /// hand over large pieces, one crossing for thousands of lines.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use mcp_provenance::{Check, Counts, Filter, FilterOptions, Printed};
-    ///
-    /// let check = Check { filter: Filter::new(FilterOptions::default())?, json: true, field: None, sanitize: true };
-    /// let (mut counts, mut printed) = (Counts::default(), Printed::default());
-    /// check.lines(b"{\"id\":1,\"method\":\"ping\"}\n", &mut counts, &mut printed);
-    /// check.lines(b"{not json", &mut counts, &mut printed);
-    /// assert_eq!(printed.out, "{\"line\":1,\"valid\":true,\"diagnostics\":[]}\n{\"line\":2,\"unparseable\":true}\n");
-    /// assert_eq!(printed.sanitized, "{\"id\":1,\"method\":\"ping\"}\n\n");
-    /// assert_eq!((counts.lines, counts.unparseable), (2, 1));
-    /// # Ok::<(), mcp_provenance::Error>(())
-    /// ```
-    pub fn lines(&self, lines: &[u8], counts: &mut Counts, printed: &mut Printed) {
+    /// and write to `printed`.
+    fn lines(&self, lines: &[u8], counts: &mut Counts, printed: &mut Printed) {
         for line in super::scan::lines(lines) {
             counts.lines += 1;
             let line = line.strip_suffix(b"\n").unwrap_or(line);
+            if line.len() > self.max_line {
+                self.over_limit(counts.lines, line.len() as u64, counts, printed);
+                continue;
+            }
             let went_on = self.line(counts.lines, line, counts, &mut printed.out);
             if self.sanitize {
-                printed
-                    .sanitized
-                    .push_str(went_on.as_deref().unwrap_or_default());
-                printed.sanitized.push('\n');
+                match went_on {
+                    // A line the filter changed is not copied once more when it is the first.
+                    Some(Cow::Owned(mut body)) if printed.sanitized.is_empty() => {
+                        body.push('\n');
+                        printed.sanitized = body;
+                    }
+                    went_on => {
+                        printed
+                            .sanitized
+                            .push_str(went_on.as_deref().unwrap_or_default());
+                        printed.sanitized.push('\n');
+                    }
+                }
             }
+        }
+    }
+
+    /// Reports line `number`, `length` bytes, past the bound: an error, and
+    /// an empty line in the sanitized copy.
+    fn over_limit(&self, number: u64, length: u64, counts: &mut Counts, printed: &mut Printed) {
+        counts.over_limit += 1;
+        counts.errors += 1;
+        let bound = self.max_line;
+        let found = Diagnostic::error(
+            Code::OverLimit,
+            Rule::Wire4,
+            String::new(),
+            format!(
+                "the line is {length} bytes, over the bound of {bound} (--max-line-bytes); it was not checked"
+            ),
+        );
+        self.print(number, None, &[found], &mut printed.out);
+        if self.sanitize {
+            printed.sanitized.push('\n');
         }
     }
 
@@ -195,18 +406,19 @@ impl Check {
     }
 
     /// The summary line.
-    pub fn summary(&self, counts: &Counts) -> String {
+    fn summary(&self, counts: &Counts) -> String {
         let Counts {
             messages,
             errors,
             warnings,
             unparseable,
             skipped,
+            over_limit,
             ..
         } = counts;
         if self.json {
             return format!(
-                "{{\"summary\":{{\"messages\":{messages},\"errors\":{errors},\"warnings\":{warnings},\"unparseable\":{unparseable},\"skipped\":{skipped}}}}}\n"
+                "{{\"summary\":{{\"messages\":{messages},\"errors\":{errors},\"warnings\":{warnings},\"unparseable\":{unparseable},\"skipped\":{skipped},\"overLimit\":{over_limit}}}}}\n"
             );
         }
         let mut note = String::new();
@@ -214,6 +426,9 @@ impl Check {
             note.push_str(&format!(" ({skipped} lines without "));
             note.push_str(field);
             note.push_str(" skipped)");
+        }
+        if *over_limit > 0 {
+            note.push_str(&format!(" ({over_limit} lines over --max-line-bytes)"));
         }
         format!(
             "checked {messages} messages: {errors} errors, {warnings} warnings, {unparseable} unparseable{note}\n"

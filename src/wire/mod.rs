@@ -9,6 +9,7 @@
 //! outcome ([`Outcome`]): what to forward or how to refuse, the filter's own
 //! answers, and one account of each message.
 
+mod args;
 mod check;
 mod doc;
 mod line;
@@ -18,7 +19,8 @@ mod parse;
 mod patch;
 mod scan;
 
-pub use check::{Check, Counts, Printed};
+pub use args::{CHECK_USAGE, CheckCommand, MAX_LINE_BOUND, USAGE};
+pub use check::{Capture, Check, Counts, MAX_LINE_BYTES, NOTHING_CHECKED, Printed};
 pub(crate) use doc::{Container, Entries};
 pub use options::{FilterContext, FilterOptions};
 pub use outcome::{MessageKind, Outcome, Seen, Verdict};

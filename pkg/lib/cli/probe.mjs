@@ -1,56 +1,163 @@
 // `mcp-provenance probe`: what SEP-2817 and the MCP Apps initiator proposal
 // make visible on the wire, checked against a running MCP server over
-// Streamable HTTP with the official SDK client. Scenarios are shaped as the
-// official conformance suite shapes its own (a scenario runs and returns
-// checks, each with an ID, a status and its spec references), so they can be
-// proposed there: MUST → FAILURE, SHOULD → WARNING, MAY → INFO.
+// Streamable HTTP or stdio with the official SDK client. Scenarios are shaped
+// as the official conformance suite shapes its own (a scenario runs and
+// returns checks, each with an ID, a status and its spec references), so they
+// can be proposed there. A check's level is its rule's, from the core's table
+// (docs/rules.md): a broken MUST is a FAILURE, a broken SHOULD a WARNING; a
+// check of an optional behaviour is a MAY, INFO when the behaviour is absent.
+//
+// The server is not trusted: each answer is read up to a bound (a JSON body,
+// an event of an event stream, a line on stdio), each request has a timeout,
+// and whatever the server wrote is printed with the characters that could act
+// on a terminal or disguise text made visible.
+import { STATUS_CODES } from "node:http";
 import { parseArgs } from "node:util";
 
-import { AI_INVOCATION_KEY, UI_KEY } from "../api.mjs";
-import { UsageError } from "./check.mjs";
+import { table } from "../../dist/table.mjs";
+import { UsageError } from "./usage.mjs";
+
+const DEFAULT_TIMEOUT = 10_000;
+/** The MCP TypeScript SDK's own bound on a message. */
+const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 
 export const PROBE_USAGE = `usage: mcp-provenance probe --url <http://host/mcp> [options]
+       mcp-provenance probe [options] -- <command> [args...]
 
-Runs the wire scenarios of SEP-2817 and the Apps initiator proposal against a server.
-  --tool <name>          the tool to call (default: the first tool whose required
-                         arguments the probe can fill)
-  --arguments <json>     the arguments to call it with
-  --format text|json     a table (default) or JSON checks
-Exit: 0 no failure, 1 a MUST check failed, 2 bad usage or no server to probe.`;
+Runs the wire scenarios of SEP-2817 and the Apps initiator proposal against a
+running MCP server: over Streamable HTTP (--url), or over stdio with a server
+the probe starts (the command after --, with the probe's environment; what it
+writes on standard error is shown only if it fails to start). Prints a check
+per step.
 
+options:
+  --url <url>                the server's MCP endpoint, http:// or https://
+  --header "Name: value"     an HTTP header sent with every request (repeatable)
+  --tool <name>              the tool to call (default: the first tool whose
+                             required arguments the probe can fill)
+  --arguments <json>         the arguments to call it with (a JSON object)
+  --timeout <ms>             how long each request may take (default ${DEFAULT_TIMEOUT})
+  --max-response-bytes <n>   the most of an answer read: a JSON body, an event of
+                             an event stream, a line on stdio (default ${DEFAULT_MAX_RESPONSE_BYTES}, 4 MiB)
+  --format text|json         a table and a summary line (default), or one JSON
+                             document: { url or command, tool, checks, summary }
+  --strict                   warnings fail too
+  -h, --help                 this text
+
+A check's level is its rule's (docs/rules.md): a broken MUST is a FAILURE, a
+broken SHOULD a WARNING; an optional behaviour (MAY) is INFO when absent.
+Text from the server is printed with control, bidi and invisible characters as
+\\u{1b}-style escapes (code point in hex) and each backslash doubled; in JSON
+they are \\u001b-style escapes.
+
+Exit: 0 no failure (warnings allowed unless --strict), 1 a check failed (or
+warned, with --strict), 2 bad usage or no server to probe.`;
+
+/** The options of `probe`, as parseArgs reads them; PROBE_USAGE says each. */
+export const OPTIONS = {
+  url: { type: "string" },
+  header: { type: "string", multiple: true, default: [] },
+  tool: { type: "string" },
+  arguments: { type: "string" },
+  timeout: { type: "string", default: String(DEFAULT_TIMEOUT) },
+  "max-response-bytes": { type: "string", default: String(DEFAULT_MAX_RESPONSE_BYTES) },
+  format: { type: "string", default: "text" },
+  strict: { type: "boolean", default: false },
+  help: { type: "boolean", short: "h", default: false },
+};
+
+const { invocation: AI_INVOCATION_KEY, ui: UI_KEY } = table.keys;
 const VENDOR_KEY = "com.example/aiInvocation";
-/** Strings that exist only in the envelopes the probe sends: seen anywhere in an answer, they leaked. */
-const MARKS = { intent: "probe-intent-7d1f", reason: "probe-reason-7d1f", model: "probe-model-7d1f" };
+/** Strings that exist only in the envelopes the probe sends, by member: seen anywhere in an answer, that member leaked. */
+const MARKS = { userIntent: "probe-intent-7d1f", invocationReason: "probe-reason-7d1f", model: "probe-model-7d1f" };
 const REFS = {
   sep: { id: "SEP-2817", url: "https://github.com/modelcontextprotocol/modelcontextprotocol/pull/2817" },
   apps: { id: "ext-apps#738", url: "https://github.com/modelcontextprotocol/ext-apps/issues/738" },
 };
+/** What a broken check of each level is. */
+const BROKEN = { MUST: "FAILURE", SHOULD: "WARNING", MAY: "INFO" };
+/** How much of one string from the server a message quotes. */
+const QUOTED_CHARS = 200;
 
-/** A full envelope whose strings carry the marks. */
-const envelope = (turnId, extra = {}) => ({
-  invocationReason: { text: MARKS.reason },
-  model: { name: MARKS.model },
-  userIntent: { text: MARKS.intent },
-  turnId,
-  ...extra,
-});
+/**
+ * Characters that a terminal obeys or that hide or disguise text: C0 controls
+ * (ESC among them), DEL, C1 controls, the line and paragraph separators, the
+ * bidi controls, the invisible characters of the core's TXT-1 (zero-width
+ * space, word joiner and invisible operators, BOM, Mongolian vowel separator,
+ * tag characters), and lone surrogates.
+ */
+const HIDDEN = /[\u{0}-\u{1f}\u{7f}-\u{9f}\u{61c}\u{180e}\u{200b}\u{200e}\u{200f}\u{2028}-\u{202e}\u{2060}-\u{2064}\u{2066}-\u{2069}\u{feff}\u{e0000}-\u{e007f}\u{d800}-\u{dfff}]/gu;
+/** Those of HIDDEN that JSON.stringify leaves raw: all but the C0 controls (it escapes those, and lone surrogates). */
+const RAW_IN_JSON = /[\u{7f}-\u{9f}\u{61c}\u{180e}\u{200b}\u{200e}\u{200f}\u{2028}-\u{202e}\u{2060}-\u{2064}\u{2066}-\u{2069}\u{feff}\u{e0000}-\u{e007f}]/gu;
 
-/** A check as the conformance suite reports one. */
-function verdict(id, rule, level, description, passed, details) {
+/** A failure of a request that says itself what went wrong: a timeout, an answer over the bound. */
+class ProbeFailure extends Error {}
+
+/** `text` for a terminal: each backslash doubled, each HIDDEN character as `\u{1b}` (its code point in hex). */
+function visible(text) {
+  return String(text).replaceAll("\\", "\\\\").replace(HIDDEN, (c) => `\\u{${c.codePointAt(0).toString(16)}}`);
+}
+
+/** `value` as JSON text, with the HIDDEN characters JSON.stringify leaves raw as \u escapes too (a pair of them past U+FFFF). */
+function json(value) {
+  const escape = (c) => c.split("").map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`).join("");
+  return JSON.stringify(value, null, 2).replace(RAW_IN_JSON, escape);
+}
+
+/** At most QUOTED_CHARS of a string from the server, in quotes. */
+function quote(text) {
+  const string = String(text);
+  if (string.length <= QUOTED_CHARS) return `"${string}"`;
+  const end = /[\ud800-\udbff]/.test(string[QUOTED_CHARS - 1]) ? QUOTED_CHARS - 1 : QUOTED_CHARS;
+  return `"${string.slice(0, end)}…"`;
+}
+
+/** A list of strings from the server, the first ten quoted. */
+function quoteAll(list) {
+  return `[${list.slice(0, 10).map(quote).join(",")}${list.length > 10 ? `,… ${list.length - 10} more` : ""}]`;
+}
+
+/** Whether `value` is a JSON object. */
+const isObject = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** The level of `rule` in the core's table: MUST, SHOULD or MAY. */
+function levelOf(rule) {
+  const index = table.rules.indexOf(rule);
+  if (index < 0) throw new Error(`no rule ${rule} in the core's table`);
+  return table.levels[index];
+}
+
+/**
+ * A check as the conformance suite reports one. `passed`: true, false, or
+ * undefined when it could not be run; `message` says why it did not pass;
+ * `details`, which tool and what was seen. Its level is its rule's unless
+ * `level` says otherwise (MAY, for an optional behaviour).
+ */
+function verdict(id, rule, description, { passed, message, details }, level = levelOf(rule)) {
   return {
     id, rule, level, description,
-    status: passed === undefined ? "SKIPPED" : passed ? "SUCCESS" : { MUST: "FAILURE", SHOULD: "WARNING", MAY: "INFO" }[level],
+    status: passed === undefined ? "SKIPPED" : passed ? "SUCCESS" : BROKEN[level],
     timestamp: new Date().toISOString(),
     specReferences: [rule.startsWith("UI") ? REFS.apps : REFS.sep],
+    ...(passed !== true && message !== undefined && { errorMessage: message }),
     ...(details !== undefined && { details }),
   };
 }
 
+/** A full envelope whose strings carry the marks. */
+const envelope = (turnId, extra = {}) => ({
+  invocationReason: { text: MARKS.invocationReason },
+  model: { name: MARKS.model },
+  userIntent: { text: MARKS.userIntent },
+  turnId,
+  ...extra,
+});
+
 /** Arguments that satisfy a tool's required inputs, as far as their types say. */
 function argumentsFor(tool) {
-  const schema = tool.inputSchema ?? {};
+  const schema = isObject(tool.inputSchema) ? tool.inputSchema : {};
   const filled = {};
-  for (const name of schema.required ?? []) {
+  for (const name of Array.isArray(schema.required) ? schema.required : []) {
     const type = schema.properties?.[name]?.type;
     const value = { string: "probe", number: 1, integer: 1, boolean: false, array: [], object: {} }[type];
     if (value === undefined) return undefined;
@@ -59,22 +166,113 @@ function argumentsFor(tool) {
   return filled;
 }
 
-/** What a call came back as: a result, or the JSON-RPC error it was refused with. */
-async function attempt(ctx, meta, name = ctx.tool, args = ctx.arguments) {
+/**
+ * Runs `request` (given the options of an SDK request) as the exchange in
+ * flight: it fails with a ProbeFailure after the timeout, or when the
+ * transport finds an answer over the bound (it aborts `ctx.pending`).
+ */
+async function exchange(ctx, request) {
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(new ProbeFailure(`timed out after ${ctx.timeout} ms`)), ctx.timeout);
+  ctx.pending = abort;
   try {
-    const result = await ctx.client.request({ method: "tools/call", params: { name, arguments: args, ...(meta && { _meta: meta }) } });
-    return { result };
+    return await request({ signal: abort.signal, timeout: ctx.timeout });
   } catch (error) {
-    return { error: { code: error.code, message: error.message, data: error.data } };
+    throw abort.signal.aborted ? abort.signal.reason : error;
+  } finally {
+    clearTimeout(timer);
+    ctx.pending = undefined;
   }
 }
 
+/**
+ * What a tools/call came back as: its `result`, the JSON-RPC `error` the
+ * server answered with, or, when no answer came, `failure` (why); `what`
+ * names the call.
+ */
+async function attempt(ctx, what, meta, name = ctx.tool, args = ctx.arguments) {
+  const call = { what: `tools/call ${quote(name)} ${what}`, tool: name };
+  if (ctx.closed !== undefined) return { ...call, failure: `not sent: ${ctx.closed}` };
+  try {
+    const params = { name, arguments: args, ...(meta && { _meta: meta }) };
+    return { ...call, result: await exchange(ctx, (options) => ctx.client.request({ method: "tools/call", params }, options)) };
+  } catch (error) {
+    if (typeof error?.code === "number") return { ...call, error: { code: error.code, message: error.message, data: error.data } };
+    return { ...call, failure: reason(error) };
+  }
+}
+
+/** Whether the call was served: it came back with a result. */
 const accepted = (outcome) => "result" in outcome;
-/** Which marks appear anywhere in what came back. */
-const leaked = (outcome) => Object.entries(MARKS).filter(([, mark]) => JSON.stringify(outcome).includes(mark)).map(([field]) => field);
-/** The entry under `key` in a result's _meta, as echoed. */
-const echoed = (outcome, key) => outcome.result?._meta?.[key];
-const onlyTurnId = (entry, turnId) => entry === undefined || (Object.keys(entry).length === 1 && entry.turnId === turnId);
+/** Whether the server answered the call at all, with a result or an error. */
+const answered = (outcome) => !("failure" in outcome);
+
+/** Why a call was not served, in words. */
+function refusal(outcome) {
+  return outcome.error ? `the server answered error ${outcome.error.code}: ${quote(outcome.error.message)}` : outcome.failure;
+}
+
+/** Passed when the call was served; else why not. */
+function served(outcome) {
+  return { passed: accepted(outcome), message: accepted(outcome) ? undefined : `${outcome.what}: ${refusal(outcome)}`, details: { tool: outcome.tool } };
+}
+
+/** Not run: the call without the envelope was not served, so nothing can be compared with it. */
+const unrunnable = (ctx) => ({ passed: undefined, message: "not run: the call without the envelope was not served (AI-1-absent)", details: { tool: ctx.tool } });
+
+/** Not judged: the call to judge was not served. */
+const unjudged = (outcome) => ({ passed: undefined, message: `not judged: ${outcome.what}: ${refusal(outcome)}`, details: { tool: outcome.tool } });
+
+/** Passed when the call with `meta` is served, made only when the call without the envelope was. */
+async function whenServed(ctx, what, meta) {
+  return accepted(ctx.baseline) ? served(await attempt(ctx, what, meta)) : unrunnable(ctx);
+}
+
+/** Where the marks came back: each place of the answer that holds some, and the members they are from. */
+function leaks(outcome) {
+  const places = [];
+  const look = (place, value) => {
+    const text = JSON.stringify(value) ?? "";
+    const members = Object.keys(MARKS).filter((member) => text.includes(MARKS[member]));
+    if (members.length > 0) places.push({ members, in: place });
+  };
+  for (const [name, value] of Object.entries(outcome.result ?? {})) {
+    if (name === "_meta" && isObject(value)) for (const [key, entry] of Object.entries(value)) look(`result._meta[${quote(key)}]`, entry);
+    else look(`result.${name}`, value);
+  }
+  if (outcome.error) {
+    look("error.message", outcome.error.message);
+    look("error.data", outcome.error.data);
+  }
+  return places;
+}
+
+/** Passed when no mark came back; else which members leaked, and where. */
+function noLeak(outcome) {
+  if (!answered(outcome)) return { passed: undefined, message: `${outcome.what}: ${outcome.failure}`, details: { tool: outcome.tool } };
+  const places = leaks(outcome);
+  const where = places.slice(0, 10).map((place) => `${JSON.stringify(place.members)} in ${place.in}`).join("; ");
+  return { passed: places.length === 0, message: `${outcome.what}: leaked ${where}`, details: { tool: outcome.tool, leaked: places } };
+}
+
+/** Passed when result._meta[key] is absent or exactly { turnId } of the request; else what it holds. */
+function onlyTurnId(outcome, key, turnId) {
+  const entry = outcome.result._meta?.[key];
+  const where = `result._meta[${quote(key)}]`;
+  const say = (problem) => ({ passed: false, message: `${outcome.what}: ${where} ${problem}`, details: { tool: outcome.tool } });
+  if (entry === undefined) return { passed: true, details: { tool: outcome.tool } };
+  if (!isObject(entry)) return say(`is ${entry === null ? "null" : Array.isArray(entry) ? "an array" : `a ${typeof entry}`}, not { turnId }`);
+  const others = Object.keys(entry).filter((member) => member !== "turnId");
+  if (others.length > 0) return say(`holds ${quoteAll(others)} besides turnId`);
+  if (entry.turnId !== turnId) return say(entry.turnId === undefined ? "holds no turnId" : `holds turnId ${quote(entry.turnId)}, not the request's "${turnId}"`);
+  return { passed: true, details: { tool: outcome.tool } };
+}
+
+/** Both: at most the turnId under `key`, and no mark anywhere. */
+function onlyTurnIdNoLeak(outcome, key, turnId) {
+  const echo = onlyTurnId(outcome, key, turnId);
+  return echo.passed ? noLeak(outcome) : echo;
+}
 
 /** The scenarios: each runs against a connected client and returns its checks. */
 export const SCENARIOS = [
@@ -83,16 +281,19 @@ export const SCENARIOS = [
     description: "A server accepts a tools/call whatever its audit envelope: absent, valid, with unknown fields, under a vendor key, or hostile but valid JSON.",
     source: { extension: "SEP-2817" },
     async run(ctx) {
-      const baseline = ctx.baseline;
-      const same = (outcome) => (accepted(baseline) ? accepted(outcome) : undefined);
       const hostile = envelope("probe-turn-hostile", { userIntent: { text: `a\r\nINFO audit: approved\u202e ${"x".repeat(100_000)}` } });
       return [
-        verdict("AI-1-absent", "AI-1", "MUST", "a call without the envelope is served", accepted(baseline), baseline.error),
-        verdict("AI-2-valid", "AI-2", "MUST", "a call with a valid envelope is served as one without", same(await attempt(ctx, { [AI_INVOCATION_KEY]: envelope("probe-turn-valid") }))),
-        verdict("AI-8-unknown-fields", "AI-8", "MUST", "unknown envelope fields are tolerated", same(await attempt(ctx, { [AI_INVOCATION_KEY]: envelope("probe-turn-unknown", { probeExtra: { nested: 1 } }) }))),
-        verdict("KEY-3-vendor-key", "KEY-3", "SHOULD", "an envelope under a vendor key is served", same(await attempt(ctx, { [VENDOR_KEY]: envelope("probe-turn-vendor") }))),
-        verdict("AI-13-hostile", "AI-13", "SHOULD", "CR/LF, a bidi override and a 100 KB intent do not fail the call (neutralize, do not refuse)", same(await attempt(ctx, { [AI_INVOCATION_KEY]: hostile }))),
-        verdict("AI-6-empty-intent", "AI-6", "MUST", "an empty userIntent is not malformed", same(await attempt(ctx, { [AI_INVOCATION_KEY]: { userIntent: {}, turnId: "probe-turn-empty" } }))),
+        verdict("AI-1-absent", "AI-1", "a call without the envelope is served", served(ctx.baseline)),
+        verdict("AI-2-valid", "AI-2", "a call with a valid envelope is served as one without",
+          await whenServed(ctx, "with a valid envelope", { [AI_INVOCATION_KEY]: envelope("probe-turn-valid") })),
+        verdict("AI-8-unknown-fields", "AI-8", "unknown envelope fields are tolerated",
+          await whenServed(ctx, "with unknown envelope fields", { [AI_INVOCATION_KEY]: envelope("probe-turn-unknown", { probeExtra: { nested: 1 } }) })),
+        verdict("KEY-3-vendor-key", "KEY-3", "an envelope under a vendor key is served",
+          await whenServed(ctx, "with an envelope under a vendor key", { [VENDOR_KEY]: envelope("probe-turn-vendor") })),
+        verdict("AI-13-hostile", "AI-13", "CR/LF, a bidi override and a 100 KB intent do not fail the call (neutralize, do not refuse)",
+          await whenServed(ctx, "with a hostile envelope", { [AI_INVOCATION_KEY]: hostile })),
+        verdict("AI-6-empty-intent", "AI-6", "an empty userIntent is not malformed",
+          await whenServed(ctx, "with an empty userIntent", { [AI_INVOCATION_KEY]: { userIntent: {}, turnId: "probe-turn-empty" } })),
       ];
     },
   },
@@ -101,16 +302,25 @@ export const SCENARIOS = [
     description: "A server echoes nothing or only the request's turnId in result._meta[key], never the other fields, in results and errors alike.",
     source: { extension: "SEP-2817" },
     async run(ctx) {
-      const valid = await attempt(ctx, { [AI_INVOCATION_KEY]: envelope("probe-turn-echo") });
-      const vendor = await attempt(ctx, { [VENDOR_KEY]: envelope("probe-turn-echo-vendor") });
-      const missing = await attempt(ctx, { [AI_INVOCATION_KEY]: envelope("probe-turn-error") }, "probe-no-such-tool-7d1f", {});
-      const entry = echoed(valid, AI_INVOCATION_KEY);
+      const callable = accepted(ctx.baseline);
+      const valid = callable ? await attempt(ctx, "with a valid envelope", { [AI_INVOCATION_KEY]: envelope("probe-turn-echo") }) : undefined;
+      const vendor = callable ? await attempt(ctx, "with an envelope under a vendor key", { [VENDOR_KEY]: envelope("probe-turn-echo-vendor") }) : undefined;
+      const missing = await attempt(ctx, "(no such tool) with a valid envelope", { [AI_INVOCATION_KEY]: envelope("probe-turn-error") }, "probe-no-such-tool-7d1f", {});
+      /** `judge` of the call with the valid envelope when it was served; else why not. */
+      const ifValid = (judge) => (!callable ? unrunnable(ctx) : accepted(valid) ? judge(valid) : unjudged(valid));
+      /** Passed when the request's turnId came back in result._meta[key]. */
+      const echoed = (outcome) => ({
+        passed: outcome.result._meta?.[AI_INVOCATION_KEY]?.turnId === "probe-turn-echo",
+        message: `${outcome.what}: the turnId is not echoed in result._meta[${quote(AI_INVOCATION_KEY)}]`,
+        details: { tool: outcome.tool },
+      });
       return [
-        verdict("AI-11-only-turnId", "AI-11", "MUST", "result._meta[key] is absent or exactly { turnId } of the request", accepted(valid) ? onlyTurnId(entry, "probe-turn-echo") : undefined, entry),
-        verdict("AI-11-no-leak", "AI-11", "MUST", "no userIntent, invocationReason or model text anywhere in the result", accepted(valid) ? leaked(valid).length === 0 : undefined, leaked(valid)),
-        verdict("AI-11-no-leak-in-errors", "AI-11", "MUST", "no envelope text in the answer to a call that fails", leaked(missing).length === 0, leaked(missing)),
-        verdict("AI-11-vendor-key", "AI-11", "MUST", "under a vendor key, the same: at most the turnId, no other text", accepted(vendor) ? onlyTurnId(echoed(vendor, VENDOR_KEY), "probe-turn-echo-vendor") && leaked(vendor).length === 0 : undefined),
-        verdict("AI-11-echoes-turnId", "AI-11", "MAY", "the turnId is echoed, so the host can join the answer to its turn", accepted(valid) ? entry?.turnId === "probe-turn-echo" : undefined),
+        verdict("AI-11-only-turnId", "AI-11", "result._meta[key] is absent or exactly { turnId } of the request", ifValid((o) => onlyTurnId(o, AI_INVOCATION_KEY, "probe-turn-echo"))),
+        verdict("AI-11-no-leak", "AI-11", "no userIntent, invocationReason or model text anywhere in the result", ifValid(noLeak)),
+        verdict("AI-11-no-leak-in-errors", "AI-11", "no envelope text in the answer to a call that fails", noLeak(missing)),
+        verdict("AI-11-vendor-key", "AI-11", "under a vendor key, the same: at most the turnId, no other text",
+          !callable ? unrunnable(ctx) : accepted(vendor) ? onlyTurnIdNoLeak(vendor, VENDOR_KEY, "probe-turn-echo-vendor") : unjudged(vendor)),
+        verdict("AI-11-echoes-turnId", "AI-11", "the turnId is echoed, so the host can join the answer to its turn", ifValid(echoed), "MAY"),
       ];
     },
   },
@@ -119,75 +329,324 @@ export const SCENARIOS = [
     description: "A server accepts a tools/call a Host stamped initiator: \"app\", and one with no initiator (unknown).",
     source: { extension: "ext-apps#738" },
     async run(ctx) {
-      const stamped = await attempt(ctx, { [UI_KEY]: { initiator: "app" } });
       return [
-        verdict("UI-1-stamped-accepted", "UI-1", "SHOULD", "a call a Host stamped initiator app is served", accepted(ctx.baseline) ? accepted(stamped) : undefined, stamped.error),
-        verdict("UI-7-unknown-value", "UI-7", "SHOULD", "an unknown initiator value does not fail the call", accepted(ctx.baseline) ? accepted(await attempt(ctx, { [UI_KEY]: { initiator: "probe-unknown" } })) : undefined),
+        verdict("UI-1-stamped-accepted", "UI-1", "a call a Host stamped initiator app is served",
+          await whenServed(ctx, "stamped initiator app", { [UI_KEY]: { initiator: "app" } })),
+        verdict("UI-7-unknown-value", "UI-7", "an unknown initiator value does not fail the call",
+          await whenServed(ctx, "with an unknown initiator", { [UI_KEY]: { initiator: "probe-unknown" } })),
       ];
     },
   },
 ];
 
+/** A whole number of at least 1 from option `name`; throws UsageError. */
+function positive(value, name) {
+  if (!/^[1-9][0-9]*$/.test(value) || !Number.isSafeInteger(Number(value))) throw new UsageError(`--${name} takes a whole number of at least 1, not ${JSON.stringify(value)}`, "probe");
+  return Number(value);
+}
+
+/** The headers of --header "Name: value" options; throws UsageError on one that is not a header. */
+function headersOf(list) {
+  const headers = new Headers();
+  for (const header of list) {
+    const colon = header.indexOf(":");
+    const name = header.slice(0, colon).trim();
+    try {
+      if (colon < 0 || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new TypeError("not a header");
+      headers.append(name, header.slice(colon + 1).trim());
+    } catch {
+      throw new UsageError(`--header takes "Name: value", not ${JSON.stringify(header)}`, "probe");
+    }
+  }
+  return headers;
+}
+
+/** The words of argv parsed: option values, and the command after --; throws UsageError. */
+function parse(argv) {
+  try {
+    const { values, positionals, tokens } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, tokens: true });
+    const end = tokens.find((token) => token.kind === "option-terminator");
+    const before = positionals.length - (end ? argv.length - end.index - 1 : 0);
+    if (before > 0) throw new UsageError(`unexpected ${JSON.stringify(positionals[0])}: a command to start goes after --`, "probe");
+    return { values, command: end ? positionals : undefined };
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(error.message.replace(/\. To specify a positional argument.*$/s, ""), "probe");
+  }
+}
+
 /** The options of `probe`; throws UsageError. */
 function options(argv) {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, options: { url: { type: "string" }, tool: { type: "string" }, arguments: { type: "string" }, format: { type: "string", default: "text" } } });
-  } catch (error) {
-    throw new UsageError(error.message);
+  const { values, command } = parse(argv);
+  if (values.help) return { help: true };
+  if (values.url === undefined && command === undefined) throw new UsageError("probe needs --url <http://host/mcp> or -- <command> [args...]", "probe");
+  if (values.url !== undefined && command !== undefined) throw new UsageError("probe takes --url or -- <command>, not both", "probe");
+  if (command?.length === 0) throw new UsageError("a command to start is needed after --", "probe");
+  if (values.url !== undefined && !["http:", "https:"].includes(URL.canParse(values.url) ? new URL(values.url).protocol : "")) {
+    throw new UsageError(`--url takes an http:// or https:// URL, not ${JSON.stringify(values.url)}`, "probe");
   }
-  const { values } = parsed;
-  if (!values.url || !URL.canParse(values.url)) throw new UsageError("probe needs --url <http://host/mcp>");
-  if (!["text", "json"].includes(values.format)) throw new UsageError("--format is text or json");
+  if (command !== undefined && values.header.length > 0) throw new UsageError("--header goes with --url", "probe");
+  if (!["text", "json"].includes(values.format)) throw new UsageError("--format is text or json", "probe");
   let args;
   if (values.arguments !== undefined) {
     try {
       args = JSON.parse(values.arguments);
     } catch {
-      throw new UsageError("--arguments takes a JSON object");
+      args = undefined;
     }
+    if (!isObject(args)) throw new UsageError("--arguments takes a JSON object", "probe");
   }
-  return { ...values, arguments: args };
+  return {
+    url: values.url,
+    command,
+    headers: headersOf(values.header),
+    tool: values.tool,
+    arguments: args,
+    timeout: positive(values.timeout, "timeout"),
+    limit: positive(values["max-response-bytes"], "max-response-bytes"),
+    format: values.format,
+    strict: values.strict,
+  };
 }
 
-/** Connects, picks the tool, makes the baseline call: the context each scenario runs with. */
-async function connect({ url, tool, arguments: args }) {
-  const { Client, StreamableHTTPClientTransport } = await import("@modelcontextprotocol/client");
-  const client = new Client({ name: "mcp-provenance-probe", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-  const { tools } = await client.listTools();
-  const chosen = tool !== undefined ? tools.find((t) => t.name === tool) : tools.find((t) => argumentsFor(t) !== undefined);
-  const ctx = { client, tool: chosen?.name ?? tool, arguments: args ?? (chosen && argumentsFor(chosen)) ?? {} };
-  ctx.baseline = await attempt(ctx, undefined);
-  return ctx;
+/** What an answer over the bound is said to be. */
+const tooLarge = (limit) => new ProbeFailure(`the server's answer was over ${limit} bytes`);
+
+const LF = 0x0a;
+const CR = 0x0d;
+
+/**
+ * A function of the next piece of an event stream: the size of the largest
+ * event it ends or holds, counting the bytes of the last event it began
+ * before it. Events end at an empty line: two line ends in a row (LF, CR or
+ * CRLF), also across pieces.
+ */
+function eventSizes() {
+  let since = 0;
+  let lineStart = true;
+  let afterCr = false;
+  return (piece) => {
+    let largest = 0;
+    for (let i = 0; i < piece.length; i += 1) {
+      const byte = piece[i];
+      since += 1;
+      if (byte === LF && afterCr) {
+        afterCr = false;
+        continue;
+      }
+      afterCr = byte === CR;
+      if (byte === LF || byte === CR) {
+        if (lineStart) {
+          largest = Math.max(largest, since);
+          since = 0;
+        }
+        lineStart = true;
+      } else {
+        lineStart = false;
+      }
+    }
+    return Math.max(largest, since);
+  };
 }
 
-/** The checks as a table, and the last line. */
-function table(checks) {
+/** A function of the next piece of a body: the size of the body so far. */
+function bodySize() {
+  let size = 0;
+  return (piece) => (size += piece.byteLength);
+}
+
+/**
+ * A stream that passes bytes on while they stay within `limit`: the whole
+ * body, or each event of an event stream. Past it, it errors with the
+ * answer-too-large failure and tells `over`.
+ */
+function counter(limit, events, over) {
+  const measure = events ? eventSizes() : bodySize();
+  return new TransformStream({
+    transform(piece, controller) {
+      if (measure(piece) <= limit) return controller.enqueue(piece);
+      const failure = tooLarge(limit);
+      over(failure);
+      controller.error(failure);
+    },
+  });
+}
+
+/**
+ * A fetch for the transport whose answers are read through `counter`: past
+ * the bound, the request is aborted and `over` is told the failure and the
+ * request's method. The answer keeps its status with the standard reason
+ * phrase, not the server's.
+ */
+function boundedFetch(limit, over) {
+  return async (url, init = {}) => {
+    const abort = new AbortController();
+    const signal = init.signal ? AbortSignal.any([init.signal, abort.signal]) : abort.signal;
+    const response = await fetch(url, { ...init, signal });
+    if (response.body === null) return response;
+    const events = /^text\/event-stream\b/i.test(response.headers.get("content-type") ?? "");
+    const body = response.body.pipeThrough(counter(limit, events, (failure) => {
+      abort.abort(failure);
+      over(failure, init.method ?? "GET");
+    }));
+    return new Response(body, { status: response.status, statusText: STATUS_CODES[response.status] ?? "", headers: response.headers });
+  };
+}
+
+/** Network errors, by code, in words. */
+const NETWORK = {
+  ECONNREFUSED: (e) => `connection refused${e.address ? ` (${e.address}:${e.port})` : ""}`,
+  ENOTFOUND: (e) => `DNS lookup of ${e.hostname} failed (${e.code})`,
+  EAI_AGAIN: (e) => `DNS lookup of ${e.hostname} failed (${e.code})`,
+  ECONNRESET: () => "the connection was reset",
+  EHOSTUNREACH: () => "no route to the host",
+  ENETUNREACH: () => "the network is unreachable",
+  ETIMEDOUT: () => "connecting timed out",
+  UND_ERR_CONNECT_TIMEOUT: () => "connecting timed out",
+  UND_ERR_SOCKET: () => "the server closed the connection",
+  ENOENT: (e) => `cannot start ${e.path}: no such file or command`,
+  EACCES: (e) => `cannot start ${e.path}: permission denied`,
+};
+const TLS = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|HOSTNAME_MISMATCH)/;
+
+/**
+ * Why a request got no answer, in words: a timeout or an answer over the
+ * bound as said, an HTTP status and the start of its body, or the innermost
+ * cause that names what failed (DNS, refused, TLS...); else every message of
+ * the chain of causes.
+ */
+function reason(error) {
+  if (error instanceof ProbeFailure) return error.message;
+  if (error?.code === "REQUEST_TIMEOUT") return `timed out after ${error.data?.timeout} ms`;
+  if (error?.code === "CONNECTION_CLOSED") return "the server closed the connection";
+  if (typeof error?.code === "number") return `the server answered error ${error.code}: ${quote(error.message)}`;
+  const status = error?.data?.status;
+  if (typeof status === "number") {
+    const text = typeof error.data.text === "string" && error.data.text.trim() !== "" ? `: ${quote(error.data.text.trim())}` : "";
+    return `HTTP ${status} ${STATUS_CODES[status] ?? ""}`.trimEnd() + text;
+  }
+  const chain = [];
+  for (let cause = error; cause instanceof Error && chain.length < 8; cause = cause.cause) chain.push(cause);
+  for (const cause of chain.toReversed()) {
+    if (Object.hasOwn(NETWORK, cause.code)) return NETWORK[cause.code](cause);
+    if (TLS.test(cause.code ?? "")) return `TLS: ${cause.reason ?? cause.message.trim()} (${cause.code})`;
+    if (cause.message === "bad port") return "fetch does not connect to that port (a bad port of the Fetch standard)";
+  }
+  return chain.length > 0 ? [...new Set(chain.map((cause) => cause.message))].join(": ") : String(error);
+}
+
+/** The last `size` characters a stream wrote, kept as it writes. */
+function tail(stream, size = 2000) {
+  let kept = "";
+  stream.on("data", (chunk) => {
+    kept = (kept + chunk).slice(-size);
+  });
+  return () => kept.trim();
+}
+
+/**
+ * A transport to the server: Streamable HTTP to the URL, or stdio to the
+ * command it starts. An answer over the bound fails the exchange in flight
+ * (`ctx.pending`); on stdio it also closes the connection (`ctx.closed`
+ * says why), and the server's standard error is kept for `ctx.stderr`.
+ */
+async function transportTo(chosen, ctx) {
+  const over = (failure) => {
+    ctx.pending?.abort(failure);
+  };
+  if (chosen.url !== undefined) {
+    const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/client");
+    return new StreamableHTTPClientTransport(new URL(chosen.url), {
+      fetch: boundedFetch(chosen.limit, (failure, method) => method === "POST" && over(failure)),
+      requestInit: { headers: chosen.headers },
+    });
+  }
+  const { StdioClientTransport } = await import("@modelcontextprotocol/client/stdio");
+  const [command, ...args] = chosen.command;
+  // The server gets the environment the probe has, as from a shell (the SDK's default passes only a few variables).
+  const transport = new StdioClientTransport({ command, args, env: { ...process.env }, stderr: "pipe", maxBufferSize: chosen.limit });
+  ctx.stderr = tail(transport.stderr);
+  // The SDK says a line over maxBufferSize only in words; it then closes the transport.
+  transport.onerror = (error) => {
+    if (!/exceeded maximum size/.test(error?.message)) return;
+    const failure = tooLarge(chosen.limit);
+    ctx.closed = failure.message;
+    over(failure);
+  };
+  transport.onclose = () => {
+    ctx.closed ??= "the server closed the connection";
+  };
+  return transport;
+}
+
+/**
+ * Connects and picks the tool to call: sets `ctx.client`, `ctx.tool` and
+ * `ctx.arguments`. Throws a ProbeFailure that says which step failed and why.
+ */
+async function connect(chosen, ctx) {
+  const { Client } = await import("@modelcontextprotocol/client");
+  const step = async (phase, run) => {
+    try {
+      return await exchange(ctx, run);
+    } catch (error) {
+      throw Object.assign(new ProbeFailure(`${phase}: ${reason(error)}`), { cause: error });
+    }
+  };
+  ctx.client = new Client({ name: "mcp-provenance-probe", version: "1.0.0" });
+  const transport = await transportTo(chosen, ctx);
+  await step("initialize", (options) => ctx.client.connect(transport, options));
+  const listed = ctx.client.getServerCapabilities()?.tools ? await step("tools/list", (options) => ctx.client.listTools(undefined, options)) : { tools: [] };
+  const chosenTool = chosen.tool !== undefined ? listed.tools.find((t) => t.name === chosen.tool) : listed.tools.find((t) => argumentsFor(t) !== undefined);
+  ctx.tool = chosenTool?.name ?? chosen.tool;
+  if (ctx.tool === undefined) throw new ProbeFailure("the server lists no tool the probe can call; name one with --tool (and --arguments)");
+  ctx.arguments = chosen.arguments ?? (chosenTool && argumentsFor(chosenTool)) ?? {};
+}
+
+/** The checks as a table. */
+function tableOf(checks) {
   const rows = [["ID", "rule", "level", "status", "what"], ...checks.map((c) => [c.id, c.rule, c.level, c.status, c.description])];
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
   return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]))).join("  ")).join("\n");
 }
 
-/** Runs `probe` with `argv`; the exit code. */
+/** How many checks ended each way. */
+function summaryOf(checks) {
+  const count = (status) => checks.filter((c) => c.status === status).length;
+  return { passed: count("SUCCESS"), failed: count("FAILURE"), warnings: count("WARNING"), info: count("INFO"), skipped: count("SKIPPED") };
+}
+
+/** What the text format prints: what was probed, the table, why the checks did not pass (those alike together), the summary line. */
+function text(target, tool, checks, summary) {
+  const alike = new Map();
+  for (const c of checks) if (c.errorMessage !== undefined) alike.set(c.errorMessage, [...(alike.get(c.errorMessage) ?? []), c.id]);
+  const why = [...alike].map(([message, ids]) => `${ids.join(", ")}: ${visible(message)}\n`).join("");
+  const last = `${summary.passed} passed, ${summary.failed} failed, ${summary.warnings} warnings, ${summary.info} info, ${summary.skipped} skipped`;
+  return `probing ${visible(target)} with tool ${visible(tool)}\n\n${tableOf(checks)}\n\n${why === "" ? "" : `${why}\n`}${last}\n`;
+}
+
+/** Runs `probe` with `argv` (the words after "probe"); the exit code. Throws UsageError. */
 export async function probe(argv, io) {
   const chosen = options(argv);
-  let ctx;
-  try {
-    ctx = await connect(chosen);
-  } catch (error) {
-    io.stderr.write(`mcp-provenance probe: cannot probe ${chosen.url}: ${error?.message}\n`);
-    return 2;
+  if (chosen.help) {
+    io.stdout.write(`${PROBE_USAGE}\n`);
+    return 0;
   }
+  const target = chosen.url ?? chosen.command.join(" ");
+  const ctx = { timeout: chosen.timeout };
   const checks = [];
   try {
+    await connect(chosen, ctx);
+    ctx.baseline = await attempt(ctx, "without the envelope", undefined);
     for (const scenario of SCENARIOS) checks.push(...(await scenario.run(ctx)).map((check) => ({ scenario: scenario.name, ...check })));
+  } catch (error) {
+    const stderr = ctx.stderr?.() ? `; its standard error ended: ${ctx.stderr()}` : "";
+    io.stderr.write(`mcp-provenance probe: cannot probe ${visible(target)}: ${visible(reason(error) + stderr)}\n`);
+    return 2;
   } finally {
-    await ctx.client.close().catch(() => {});
+    await ctx.client?.close().catch(() => {});
   }
-  const count = (status) => checks.filter((c) => c.status === status).length;
-  const last = `${count("SUCCESS")} passed, ${count("FAILURE")} failed, ${count("WARNING")} warnings`;
-  if (chosen.format === "json") io.stdout.write(`${JSON.stringify({ url: chosen.url, tool: ctx.tool, checks }, null, 2)}\n${last}\n`);
-  else io.stdout.write(`probing ${chosen.url} with tool ${ctx.tool ?? "(none)"}\n\n${table(checks)}\n\n${last}\n`);
-  return count("FAILURE") > 0 ? 1 : 0;
+  const summary = summaryOf(checks);
+  const where = chosen.url !== undefined ? { url: chosen.url } : { command: chosen.command };
+  io.stdout.write(chosen.format === "json" ? `${json({ ...where, tool: ctx.tool, checks, summary })}\n` : text(target, ctx.tool, checks, summary));
+  return summary.failed > 0 || (chosen.strict && summary.warnings > 0) ? 1 : 0;
 }
