@@ -27,7 +27,7 @@ test("the tarball holds the entries and the generated files, and no sources", ()
   const files = exec("npm", ["pack", "--dry-run", "--json"], join(root, "pkg"));
   const paths = JSON.parse(files)[0].files.map((file) => file.path).sort();
   assert.deepEqual(paths, [
-    "README.md", "bin/mcp-provenance.mjs", "dist/ext-apps.cjs", "dist/ext-apps.d.cts", "dist/ext-apps.d.mts", "dist/gateway.cjs", "dist/gateway.d.cts", "dist/gateway.d.mts", "dist/index.cjs", "dist/index.d.cts",
+    "README.md", "bin/mcp-provenance.mjs", "dist/LICENSE-APACHE", "dist/LICENSE-MIT", "dist/ext-apps.cjs", "dist/ext-apps.d.cts", "dist/ext-apps.d.mts", "dist/gateway.cjs", "dist/gateway.d.cts", "dist/gateway.d.mts", "dist/index.cjs", "dist/index.d.cts",
     "dist/index.d.mts", "dist/otel.cjs", "dist/otel.d.cts", "dist/otel.d.mts", "dist/sdk.cjs", "dist/sdk.d.cts",
     "dist/sdk.d.mts", "dist/table.mjs", "dist/usage.txt", "dist/wasm.mjs", "ext-apps.mjs", "ext-apps/package.json", "gateway.mjs", "gateway/package.json", "index.mjs",
     "lib/answer.mjs", "lib/api.mjs", "lib/boundary.mjs", "lib/cli/check.mjs", "lib/cli/probe.mjs", "lib/cli/usage.mjs", "lib/ext-apps.mjs", "lib/gateway.mjs", "lib/otel.mjs", "lib/sdk.mjs",

@@ -16,12 +16,12 @@ use crate::diagnostics::Code;
 /// # Examples
 ///
 /// ```
-/// use mcp_provenance::{stamp_initiator, Code, Initiator, KeyOptions};
+/// use mcp_provenance::{stamp_initiator, Code, ErrorKind, Initiator, KeyOptions};
 /// use serde_json::json;
 ///
 /// let err = stamp_initiator(json!([1, 2]), Initiator::App, &KeyOptions::default()).unwrap_err();
 /// assert_eq!(err.code(), Code::NotARequest);
-/// assert_eq!(err.js_class(), "TypeError");
+/// assert_eq!(err.kind(), ErrorKind::Input);
 /// assert_eq!(err.to_string(), "expected a JSON-RPC request: an object with a string `method`, not an array");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -52,28 +52,48 @@ impl Error {
         self.code
     }
 
-    /// The JavaScript `Error` subclass that carries this failure across to JS:
-    /// `"TypeError"` for input of the wrong type, `"RangeError"` for a bad option.
+    /// Whether the input was not of the kind the call needs, or an option
+    /// or bound was out of range (the npm package throws a `TypeError` or
+    /// a `RangeError` for them).
     ///
     /// # Examples
     ///
     /// ```
-    /// use mcp_provenance::Policy;
+    /// use mcp_provenance::{ErrorKind, Policy};
     ///
     /// let policy = Policy { max_intent_bytes: 3, ..Policy::default() };
-    /// assert_eq!(policy.check().unwrap_err().js_class(), "RangeError");
+    /// assert_eq!(policy.check().unwrap_err().kind(), ErrorKind::Range);
     /// ```
-    pub fn js_class(&self) -> &'static str {
+    pub fn kind(&self) -> ErrorKind {
         match self.code {
             Code::NotARequest
             | Code::Unreadable
             | Code::NotAResponse
             | Code::NotAMessage
             | Code::InvalidType
-            | Code::InvalidInvocation => "TypeError",
-            _ => "RangeError",
+            | Code::InvalidInvocation => ErrorKind::Input,
+            _ => ErrorKind::Range,
         }
     }
+}
+
+/// What kind of failure an [`Error`] is.
+///
+/// # Examples
+///
+/// ```
+/// use mcp_provenance::{ErrorKind, KeyOptions};
+///
+/// let keys = KeyOptions { invocation_key: Some("no key".into()), ..KeyOptions::default() };
+/// assert_eq!(keys.check().unwrap_err().kind(), ErrorKind::Range);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The input is not of the kind the call needs: not a request, not
+    /// readable, a value of the wrong type.
+    Input,
+    /// An option, a limit or an argument is out of its range.
+    Range,
 }
 
 impl fmt::Display for Error {

@@ -4,6 +4,8 @@
     doc = "The rules of SEP-2817 and MCP Apps initiator provenance, built for the npm package (see README.md)."
 )]
 #![warn(missing_docs)]
+// docs.rs marks what a feature gates ([package.metadata.docs.rs]).
+#![cfg_attr(docsrs, feature(doc_cfg))]
 // A panic in WebAssembly is a trap that can poison the instance: outside
 // tests, every failure is a value.
 #![cfg_attr(
@@ -59,25 +61,32 @@ mod wasm;
 mod wire;
 
 #[cfg(feature = "value")]
+#[cfg_attr(docsrs, doc(cfg(feature = "value")))]
 pub use audit::audit_record;
 pub use audit::{AuditContext, AuditRecord, ClientAsserted, HostAttested, RequestId, Witnessed};
 pub use diagnostics::{Action, Change, Code, Diagnostic, Level, Report, Rule, Severity};
 #[cfg(feature = "value")]
+#[cfg_attr(docsrs, doc(cfg(feature = "value")))]
 pub use echo::echo_turn_id;
-pub use error::Error;
+pub use error::{Error, ErrorKind};
 pub use initiator::{Initiator, VIEW_REQUESTS};
 #[cfg(feature = "value")]
+#[cfg_attr(docsrs, doc(cfg(feature = "value")))]
 pub use initiator::{clear_initiator, stamp_initiator};
 #[cfg(feature = "value")]
+#[cfg_attr(docsrs, doc(cfg(feature = "value")))]
 pub use invocation::attach_invocation;
 pub use keys::{AI_INVOCATION_KEY, KeyOptions, UI_KEY, is_reserved_meta_key, is_valid_meta_key};
 pub use legacy::LiftOptions;
 #[cfg(feature = "value")]
+#[cfg_attr(docsrs, doc(cfg(feature = "value")))]
 pub use legacy::lift_legacy_arguments;
 pub use policy::{FieldPolicy, IntentPolicy, Policy};
 #[cfg(feature = "value")]
+#[cfg_attr(docsrs, doc(cfg(feature = "value")))]
 pub use sanitize::{Sanitized, sanitize};
 #[cfg(feature = "value")]
+#[cfg_attr(docsrs, doc(cfg(feature = "value")))]
 pub use validate::{ValidateOptions, validate};
 pub use wire::{
     CHECK_USAGE, Capture, Check, CheckCommand, Counts, Filter, FilterContext, FilterOptions,

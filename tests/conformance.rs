@@ -3,6 +3,9 @@
 // Native only: the wasm build is tested by src/wasm/tests.rs and js-tests/.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
+use common::js_class;
+
 use std::collections::{BTreeMap, HashSet};
 use std::fs;
 use std::path::Path;
@@ -70,7 +73,7 @@ fn load() -> Vec<Vector> {
 }
 
 fn error(error: Error) -> Value {
-    json!({"error": {"code": error.code().as_str(), "name": error.js_class()}})
+    json!({"error": {"code": error.code().as_str(), "name": js_class(&error)}})
 }
 
 fn output(result: Result<Value, Error>) -> Value {

@@ -3,6 +3,9 @@
 // Native only: the wasm build is tested by src/wasm/tests.rs and js-tests/.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
+use common::js_class;
+
 use mcp_provenance::{
     AuditContext, Error, Initiator, KeyOptions, LiftOptions, Policy, Report, Sanitized,
     attach_invocation, audit_record, echo_turn_id, lift_legacy_arguments, sanitize,
@@ -18,7 +21,7 @@ fn assert_error<T: std::fmt::Debug>(
     message: &str,
 ) {
     let error = result.expect_err("the call must fail");
-    assert_eq!((error.code().as_str(), error.js_class()), (code, class));
+    assert_eq!((error.code().as_str(), js_class(&error)), (code, class));
     assert_eq!(error.to_string(), message);
 }
 

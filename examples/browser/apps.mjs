@@ -4,8 +4,8 @@
 // over an in-memory transport. What the server receives is reported as it
 // arrives on the wire, before the SDK handles it.
 
-import { stampAppCalls } from "../../pkg/ext-apps.mjs";
-import { auditRecord, UI_KEY } from "../../pkg/index.mjs";
+import { stampAppCalls } from "mcp-provenance/ext-apps";
+import { auditRecord, UI_KEY } from "mcp-provenance";
 import { AppBridge, Client, InMemoryTransport, McpServer, PostMessageTransport } from "./vendor/apps-host.js";
 
 const info = { name: "mcp-provenance-browser-host", version: "1.0.0" };

@@ -2,7 +2,7 @@
 // and an MCP Apps host that stamps its View's calls. Every string that came
 // from a message is shown with textContent: as text, never as markup (AI-16).
 
-import * as mcpProvenance from "../../pkg/index.mjs";
+import * as mcpProvenance from "mcp-provenance";
 import { startAppsHost } from "./apps.mjs";
 import { differences, lines } from "./diff.mjs";
 import { samples } from "./samples.mjs";

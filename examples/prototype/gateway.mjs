@@ -48,8 +48,8 @@ import { request as httpsRequest } from "node:https";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 
-import { createFilter } from "../../pkg/gateway.mjs";
-import { otelAttributes } from "../../pkg/otel.mjs";
+import { createFilter } from "mcp-provenance/gateway";
+import { otelAttributes } from "mcp-provenance/otel";
 import { MAX_BODY_BYTES, readBytes } from "./http.mjs";
 
 /** The hosts a local server answers to: loopback, by any name. */

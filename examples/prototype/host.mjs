@@ -15,9 +15,9 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import Database from "better-sqlite3";
 
-import { stampAppCalls } from "../../pkg/ext-apps.mjs";
-import { AI_INVOCATION_KEY, clearInitiator } from "../../pkg/index.mjs";
-import { provenanceTransport } from "../../pkg/sdk.mjs";
+import { stampAppCalls } from "mcp-provenance/ext-apps";
+import { AI_INVOCATION_KEY, clearInitiator } from "mcp-provenance";
+import { provenanceTransport } from "mcp-provenance/sdk";
 
 const { values: options } = parseArgs({
   options: { gateway: { type: "string" }, audit: { type: "string" }, log: { type: "string" } },

@@ -19,7 +19,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import Database from "better-sqlite3";
 
-import { AI_INVOCATION_KEY } from "../../pkg/index.mjs";
+import { AI_INVOCATION_KEY } from "mcp-provenance";
 import { start, stop } from "./http.mjs";
 
 const { values: options } = parseArgs({

@@ -26,8 +26,8 @@ import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import Database from "better-sqlite3";
 import { z } from "zod";
 
-import { sanitize } from "../../pkg/index.mjs";
-import { provenanceTransport } from "../../pkg/sdk.mjs";
+import { sanitize } from "mcp-provenance";
+import { provenanceTransport } from "mcp-provenance/sdk";
 import { MAX_BODY_BYTES, readBody } from "./http.mjs";
 
 const { values: options } = parseArgs({

@@ -27,7 +27,7 @@
 use crate::audit::{AuditRecord, RequestId};
 use crate::diagnostics::{Change, Diagnostic, Report};
 use crate::edit::{Edit, Put, Target};
-use crate::error::Error;
+use crate::error::{Error, ErrorKind};
 use crate::wire::{Capture, Counts, Outcome, Seen, Verdict};
 use std::borrow::Cow;
 
@@ -204,8 +204,9 @@ impl Answer<'_> {
         self.diagnostics(&record.diagnostics);
     }
 
+    /// A failure, thrown in JS as a `RangeError` (1) or a `TypeError` (0).
     pub(super) fn error(&mut self, error: &Error) {
-        self.u8(u8::from(error.js_class() == "RangeError"));
+        self.u8(u8::from(error.kind() == ErrorKind::Range));
         self.u8(error.code() as u8);
         self.str(&error.to_string());
     }
