@@ -15,7 +15,7 @@ use crate::options::{Options, Read};
 use crate::path::Path;
 use crate::policy::Policy;
 use crate::sanitize::Cleaned;
-use crate::schema::{FIELDS, Group, Place, Reads, TURN_ID, USER_INTENT};
+use crate::schema::{EnvelopeField, FIELDS, Group, Place, Reads};
 
 /// What an audit record reads of a request: what `validate` does of one, and its names.
 pub(crate) const READS: Reads = FIELDS | Group::Names.bit() | Group::Ui.bit() | Group::Bare.bit();
@@ -300,16 +300,19 @@ pub(crate) fn record_with(
 fn client_asserted(envelope: &Envelope, policy: &Policy) -> ClientAsserted {
     let path = Path::place(Place::Envelope, &policy.keys);
     let cleaned = Cleaned::new(envelope, policy, &path);
-    let text = |index: usize| cleaned.text_of(index).map(str::to_owned);
-    let intent = &envelope.fields[USER_INTENT];
+    let text = |field: EnvelopeField| cleaned.text_of(field).map(str::to_owned);
+    let intent = &envelope.fields[EnvelopeField::UserIntent];
     let user_intent_redacted = intent.value.is_present().then(|| {
-        matches!(intent.members.get(1), Some(Slot::Bool(true))) || cleaned.touched(USER_INTENT)
+        matches!(
+            intent.flag(EnvelopeField::UserIntent),
+            Some(Slot::Bool(true))
+        ) || cleaned.touched(EnvelopeField::UserIntent)
     });
     ClientAsserted {
-        turn_id: text(TURN_ID),
-        model: text(1),
-        invocation_reason: text(0),
-        user_intent: text(USER_INTENT),
+        turn_id: text(EnvelopeField::TurnId),
+        model: text(EnvelopeField::Model),
+        invocation_reason: text(EnvelopeField::InvocationReason),
+        user_intent: text(EnvelopeField::UserIntent),
         user_intent_redacted,
     }
 }

@@ -10,7 +10,7 @@ use crate::json::{Kind, Slot};
 use crate::keys::KeyOptions;
 use crate::message::{self, TO_RESULT_META};
 use crate::path::Path;
-use crate::schema::{ENVELOPE, FIELDS, Group, Place, Reads, TURN_ID};
+use crate::schema::{EnvelopeField, FIELDS, Group, Place, Reads};
 
 /// What echoing reads of the request and of the response.
 pub(crate) const READS: Reads = FIELDS | Group::Response.bit();
@@ -56,10 +56,10 @@ pub(crate) fn echo(request: &Message, response: &Message) -> Result<Vec<Edit>, E
     Ok(vec![
         Edit::new(Target::place(Place::Echo), Put::Object),
         Edit::new(
-            Target::field(Place::Echo, TURN_ID),
+            Target::field(Place::Echo, EnvelopeField::TurnId),
             Put::Copy {
                 input: 1,
-                target: Target::field(Place::Envelope, TURN_ID),
+                target: Target::field(Place::Envelope, EnvelopeField::TurnId),
             },
         ),
     ])
@@ -126,12 +126,11 @@ pub(crate) fn check(
             ));
         }
     }
-    let leaked = ENVELOPE
+    let leaked = envelope
+        .fields
         .iter()
-        .zip(&envelope.fields)
-        .enumerate()
-        .filter(|(index, (_, view))| *index != TURN_ID && view.value.is_present())
-        .map(|(_, (field, _))| field.name)
+        .filter(|(field, view)| *field != EnvelopeField::TurnId && view.value.is_present())
+        .map(|(field, _)| field.name())
         .chain(envelope.unknown().into_iter().map(|(name, _)| name));
     for name in leaked {
         out.push(Diagnostic::breach(
@@ -141,8 +140,8 @@ pub(crate) fn check(
             "a response should echo only turnId, never the request's other audit context",
         ));
     }
-    let at = path.join(ENVELOPE[TURN_ID].name);
-    match envelope.fields[TURN_ID].value {
+    let at = path.join(EnvelopeField::TurnId.name());
+    match envelope.fields[EnvelopeField::TurnId].value {
         Slot::Absent => {}
         Slot::String(echoed) => {
             let sent = request.and_then(|request| request.envelope.turn_id());
@@ -176,13 +175,12 @@ pub(crate) fn trim(response: &Message, keys: &KeyOptions) -> (Vec<Change>, Vec<E
     match envelope.value {
         Slot::Absent => {}
         Slot::Object(_) => {
-            let fields = ENVELOPE.iter().zip(&envelope.fields).enumerate();
-            for (index, (field, view)) in fields {
-                let kept = index == TURN_ID && view.value.text().is_some();
+            for (field, view) in envelope.fields.iter() {
+                let kept = field == EnvelopeField::TurnId && view.value.text().is_some();
                 if view.value.is_present() && !kept {
                     dropped.push((
-                        Target::field(Place::Echo, index),
-                        path.join(field.name).render(),
+                        Target::field(Place::Echo, field),
+                        path.join(field.name()).render(),
                     ));
                 }
             }

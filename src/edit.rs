@@ -5,15 +5,15 @@
 
 use crate::keys::KeyOptions;
 use crate::path::key_name;
-use crate::schema::{self, ENVELOPE, Place};
+use crate::schema::{self, EnvelopeField, Place};
 
 /// Where an edit writes: a place of the table and, below an envelope, one
 /// of its fields, one of that field's members, or a member by name.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Target {
     pub place: Place,
-    /// The index of a field of [`crate::schema::ENVELOPE`].
-    pub field: Option<usize>,
+    /// A field of the envelope at `place`.
+    pub field: Option<EnvelopeField>,
     /// The index of a member of that field.
     pub member: Option<usize>,
     /// A member by name, below the rest.
@@ -32,7 +32,7 @@ impl Target {
     }
 
     /// A field of the envelope at `place`.
-    pub(crate) fn field(place: Place, field: usize) -> Self {
+    pub(crate) fn field(place: Place, field: EnvelopeField) -> Self {
         Target {
             field: Some(field),
             ..Target::place(place)
@@ -40,7 +40,7 @@ impl Target {
     }
 
     /// A member of a field of the envelope at `place`.
-    pub(crate) fn member(place: Place, field: usize, member: usize) -> Self {
+    pub(crate) fn member(place: Place, field: EnvelopeField, member: usize) -> Self {
         Target {
             member: Some(member),
             ..Target::field(place, field)
@@ -62,7 +62,7 @@ impl Target {
             .copied()
             .map(|key| key_name(key, keys))
             .collect();
-        let field = self.field.and_then(|index| ENVELOPE.get(index));
+        let field = self.field.map(EnvelopeField::spec);
         names.extend(field.map(|field| field.name));
         names.extend(
             field

@@ -31,7 +31,7 @@ pub(crate) fn check(envelope: &Envelope, path: &Path<'_>, out: &mut Vec<Diagnost
             ));
         }
     }
-    for (field, view) in ENVELOPE.iter().zip(&envelope.fields) {
+    for (field, view) in ENVELOPE.values().zip(envelope.fields.values()) {
         let Some(found) = view.value.kind() else {
             continue;
         };

@@ -11,14 +11,11 @@ use crate::json::Slot;
 use crate::keys::KeyOptions;
 use crate::options::{Options, Read};
 use crate::path::Path;
-use crate::schema::{ENVELOPE, FIELDS, Group, Place, Reads, USER_INTENT};
+use crate::schema::{EnvelopeField, FIELDS, Group, Place, Reads};
 
 /// What lifting reads of a request.
 pub(crate) const READS: Reads = FIELDS | Group::Legacy.bit();
 use crate::view::Message;
-
-/// The index of `invocationReason` in the envelope table.
-const REASON: usize = 0;
 
 /// Options of [`lift_legacy_arguments`].
 ///
@@ -104,39 +101,31 @@ pub(crate) fn lift(request: &Message, remove: bool) -> Result<Vec<Edit>, Error> 
         _ => return Ok(edits),
     }
     for (from, _) in lifted {
-        let index = if from == Place::UserQuery {
-            USER_INTENT
+        let into = if from == Place::UserQuery {
+            EnvelopeField::UserIntent
         } else {
-            REASON
+            EnvelopeField::InvocationReason
         };
-        let (Some(field), Some(view)) = (ENVELOPE.get(index), envelope.fields.get(index)) else {
-            continue;
-        };
-        let Some((text, _)) = field.text() else {
+        let view = &envelope.fields[into];
+        let Some((text, _)) = into.spec().text() else {
             continue;
         };
         let wins = match view.value {
             Slot::Absent => {
-                edits.push(Edit::new(
-                    Target::field(Place::Envelope, index),
-                    Put::Object,
-                ));
+                edits.push(Edit::new(Target::field(Place::Envelope, into), Put::Object));
                 false
             }
             // A text already there wins, and so does a client that said it
             // withheld one (AI-15).
             Slot::Object(_) => {
-                let withheld = field
-                    .flag()
-                    .and_then(|(flag, _)| view.members.get(flag))
-                    .is_some_and(|flag| matches!(flag, Slot::Bool(true)));
-                withheld || view.members.get(text).is_some_and(Slot::is_present)
+                let withheld = matches!(view.flag(into), Some(Slot::Bool(true)));
+                withheld || view.text_member(into).is_some_and(Slot::is_present)
             }
             _ => true,
         };
         if !wins {
             edits.push(Edit::new(
-                Target::member(Place::Envelope, index, text),
+                Target::member(Place::Envelope, into, text),
                 Put::Copy {
                     input: 0,
                     target: Target::place(from),

@@ -3,7 +3,7 @@
 //! diagnostic or change is made.
 
 use crate::keys::KeyOptions;
-use crate::schema::{self, ENVELOPE, Key, Place};
+use crate::schema::{self, Key, Place};
 use crate::text;
 
 /// How many bytes of a member name a pointer keeps: a hostile, huge or
@@ -92,7 +92,7 @@ pub(crate) fn key_name(key: Key, keys: &KeyOptions) -> &str {
     match key {
         Key::Root => "",
         Key::Name(name) => name,
-        Key::Field(index) => ENVELOPE.get(index).map_or("", |field| field.name),
+        Key::Field(field) => field.name(),
         Key::Invocation => keys.invocation_key(),
         Key::Ui => keys.ui_key(),
     }

@@ -99,9 +99,91 @@ fn keep_or_drop(policy: FieldPolicy) -> Handling {
 /// The most members any field has.
 pub(crate) const MAX_MEMBERS: usize = 2;
 
-/// The SEP-2817 envelope (AI-2..AI-7). The order is the order of
-/// diagnostics and changes.
-pub(crate) const ENVELOPE: [Field; 4] = [
+/// A field of the SEP-2817 envelope (AI-3..AI-7), named: the rules reach
+/// each field's row of [`ENVELOPE`], view, fate or bare key by it, never by
+/// a number. Their order is the order of diagnostics and changes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum EnvelopeField {
+    InvocationReason,
+    Model,
+    UserIntent,
+    TurnId,
+}
+
+impl EnvelopeField {
+    /// Every field, in the envelope's order.
+    pub(crate) const ALL: [EnvelopeField; 4] = [
+        EnvelopeField::InvocationReason,
+        EnvelopeField::Model,
+        EnvelopeField::UserIntent,
+        EnvelopeField::TurnId,
+    ];
+
+    /// Its row of the table.
+    pub(crate) fn spec(self) -> &'static Field {
+        &ENVELOPE[self]
+    }
+
+    /// Its name in the envelope, and as a bare `_meta` key.
+    pub(crate) fn name(self) -> &'static str {
+        self.spec().name
+    }
+}
+
+/// One `T` for each field of the envelope, reached by the field.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct PerField<T>([T; 4]);
+
+impl<T> PerField<T> {
+    /// The values of the fields, in the envelope's order.
+    pub(crate) const fn new(values: [T; 4]) -> Self {
+        PerField(values)
+    }
+
+    /// Each field with its value, in the envelope's order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (EnvelopeField, &T)> + Clone {
+        EnvelopeField::ALL.into_iter().zip(&self.0)
+    }
+
+    /// Each field with its value to change, in the envelope's order.
+    pub(crate) fn iter_mut(&mut self) -> impl Iterator<Item = (EnvelopeField, &mut T)> {
+        EnvelopeField::ALL.into_iter().zip(&mut self.0)
+    }
+
+    /// The values, in the envelope's order.
+    pub(crate) fn values(&self) -> impl Iterator<Item = &T> + Clone {
+        self.0.iter()
+    }
+}
+
+impl<T> std::ops::Index<EnvelopeField> for PerField<T> {
+    type Output = T;
+
+    fn index(&self, field: EnvelopeField) -> &T {
+        let [reason, model, intent, turn_id] = &self.0;
+        match field {
+            EnvelopeField::InvocationReason => reason,
+            EnvelopeField::Model => model,
+            EnvelopeField::UserIntent => intent,
+            EnvelopeField::TurnId => turn_id,
+        }
+    }
+}
+
+impl<T> std::ops::IndexMut<EnvelopeField> for PerField<T> {
+    fn index_mut(&mut self, field: EnvelopeField) -> &mut T {
+        let [reason, model, intent, turn_id] = &mut self.0;
+        match field {
+            EnvelopeField::InvocationReason => reason,
+            EnvelopeField::Model => model,
+            EnvelopeField::UserIntent => intent,
+            EnvelopeField::TurnId => turn_id,
+        }
+    }
+}
+
+/// The SEP-2817 envelope (AI-2..AI-7), a row a field.
+pub(crate) static ENVELOPE: PerField<Field> = PerField::new([
     Field {
         name: "invocationReason",
         rule: Rule::Ai3,
@@ -153,16 +235,11 @@ pub(crate) const ENVELOPE: [Field; 4] = [
         limit: |policy| policy.max_turn_id_bytes,
         handling: |_| Handling::Keep,
     },
-];
-
-/// The index of `turnId` in [`ENVELOPE`].
-pub(crate) const TURN_ID: usize = 3;
-/// The index of `userIntent` in [`ENVELOPE`].
-pub(crate) const USER_INTENT: usize = 2;
+]);
 
 /// The names of the envelope's fields.
 pub(crate) fn field_names() -> impl Iterator<Item = &'static str> + Clone {
-    ENVELOPE.iter().map(|field| field.name)
+    ENVELOPE.values().map(|field| field.name)
 }
 
 /// A place of a message a rule reads, and where the core may write.
@@ -207,13 +284,13 @@ impl Place {
     /// How many places there are.
     pub(crate) const COUNT: usize = Place::LegacyReason as usize + 1;
 
-    /// The bare keys of `_meta`, in the order of [`ENVELOPE`].
-    pub(crate) const BARE: [Place; 4] = [
+    /// The bare key of `_meta` of each field.
+    pub(crate) const BARE: PerField<Place> = PerField::new([
         Place::BareReason,
         Place::BareModel,
         Place::BareIntent,
         Place::BareTurnId,
-    ];
+    ]);
 }
 
 /// The name of a place in its parent.
@@ -223,7 +300,7 @@ pub(crate) enum Key {
     Root,
     Name(&'static str),
     /// The name of a field of [`ENVELOPE`] (a bare key).
-    Field(usize),
+    Field(EnvelopeField),
     /// The configured invocation key (KEY-3).
     Invocation,
     /// The configured `ui` key (KEY-3).
@@ -367,19 +444,35 @@ pub(crate) const MESSAGE: Node = Node {
                         },
                         grouped(
                             Group::Bare,
-                            leaf(Place::BareReason, Key::Field(0), Read::Scalar),
+                            leaf(
+                                Place::BareReason,
+                                Key::Field(EnvelopeField::InvocationReason),
+                                Read::Scalar,
+                            ),
                         ),
                         grouped(
                             Group::Bare,
-                            leaf(Place::BareModel, Key::Field(1), Read::Scalar),
+                            leaf(
+                                Place::BareModel,
+                                Key::Field(EnvelopeField::Model),
+                                Read::Scalar,
+                            ),
                         ),
                         grouped(
                             Group::Bare,
-                            leaf(Place::BareIntent, Key::Field(2), Read::Scalar),
+                            leaf(
+                                Place::BareIntent,
+                                Key::Field(EnvelopeField::UserIntent),
+                                Read::Scalar,
+                            ),
                         ),
                         grouped(
                             Group::Bare,
-                            leaf(Place::BareTurnId, Key::Field(3), Read::Scalar),
+                            leaf(
+                                Place::BareTurnId,
+                                Key::Field(EnvelopeField::TurnId),
+                                Read::Scalar,
+                            ),
                         ),
                     ],
                 },
@@ -473,12 +566,12 @@ mod tests {
     #[test]
     fn the_bare_keys_are_the_field_names() {
         let bare: Vec<Key> = Place::BARE
-            .iter()
+            .values()
             .map(|place| *keys_to(*place).last().expect("a key"))
             .collect();
-        assert_eq!(bare, (0..4).map(Key::Field).collect::<Vec<_>>());
-        assert_eq!(ENVELOPE[TURN_ID].name, "turnId");
-        assert_eq!(ENVELOPE[USER_INTENT].name, "userIntent");
-        assert!(ENVELOPE.iter().all(|f| f.members.len() <= MAX_MEMBERS));
+        assert_eq!(bare, EnvelopeField::ALL.map(Key::Field));
+        assert_eq!(EnvelopeField::TurnId.name(), "turnId");
+        assert_eq!(EnvelopeField::UserIntent.name(), "userIntent");
+        assert!(ENVELOPE.values().all(|f| f.members.len() <= MAX_MEMBERS));
     }
 }

@@ -122,7 +122,7 @@ fn check_request(request: &Message, keys: &KeyOptions, out: &mut Vec<Diagnostic>
         return;
     }
     check_envelope(&request.envelope, &Path::place(Place::Envelope, keys), out);
-    for (field, place) in ENVELOPE.iter().zip(Place::BARE) {
+    for (field, place) in ENVELOPE.values().zip(Place::BARE.values().copied()) {
         let configured = [keys.invocation_key(), keys.ui_key()];
         if request.get(place).is_present() && !configured.contains(&field.name) {
             // The message names the field, never the configured key: an option's value is not quoted.

@@ -9,7 +9,10 @@ use serde_json::Value;
 use crate::json::{Slot, Tree};
 use crate::keys::KeyOptions;
 use crate::path::key_name;
-use crate::schema::{ENVELOPE, FIELDS, Field, MAX_CHILDREN, MAX_MEMBERS, Node, Place, Read, Reads};
+use crate::schema::{
+    ENVELOPE, EnvelopeField, FIELDS, Field, MAX_CHILDREN, MAX_MEMBERS, Node, PerField, Place, Read,
+    Reads,
+};
 
 /// One field of an envelope.
 #[derive(Clone, Copy, Debug, Default)]
@@ -26,8 +29,8 @@ pub(crate) struct FieldView<'a> {
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Envelope<'a> {
     pub value: Slot<'a>,
-    /// The fields of [`ENVELOPE`], in its order.
-    pub fields: [FieldView<'a>; 4],
+    /// A view of each field of [`ENVELOPE`].
+    pub fields: PerField<FieldView<'a>>,
     /// How many members it has that the table does not define.
     pub others: usize,
 }
@@ -99,9 +102,7 @@ impl<'a> Envelope<'a> {
 
     /// The string `turnId`, when the envelope is an object holding one.
     pub(crate) fn turn_id(&self) -> Option<crate::json::Text<'a>> {
-        self.fields
-            .get(crate::schema::TURN_ID)
-            .and_then(|field| field.value.text())
+        self.fields[EnvelopeField::TurnId].value.text()
     }
 
     /// The view of an envelope value: one pass over its members, each given
@@ -121,8 +122,9 @@ impl<'a> Envelope<'a> {
             return;
         };
         for (name, value) in members.members() {
-            let fields = ENVELOPE.iter().zip(envelope.fields.iter_mut());
-            let Some((field, view)) = fields.into_iter().find(|(field, _)| same(field.name, name))
+            let fields = ENVELOPE.values().zip(envelope.fields.iter_mut());
+            let Some((field, (_, view))) =
+                fields.into_iter().find(|(field, _)| same(field.name, name))
             else {
                 envelope.others += 1;
                 continue;
@@ -153,6 +155,20 @@ impl<'a> FieldView<'a> {
             return Vec::new();
         }
         unknown(self.value.tree(), self.others, field.member_names())
+    }
+
+    /// Its flag member (`userIntent.redacted`), as read, when `field`, the
+    /// field this is, defines one.
+    pub(crate) fn flag(&self, field: EnvelopeField) -> Option<&Slot<'a>> {
+        let (at, _) = field.spec().flag()?;
+        self.members.get(at)
+    }
+
+    /// Its text member (`invocationReason.text`...), as read, when `field`,
+    /// the field this is, defines one.
+    pub(crate) fn text_member(&self, field: EnvelopeField) -> Option<&Slot<'a>> {
+        let (at, _) = field.spec().text()?;
+        self.members.get(at)
     }
 }
 
@@ -271,12 +287,9 @@ mod tests {
         assert_eq!(view.get(Place::BareModel).kind(), Some(Kind::Object));
         assert_eq!(view.get(Place::UserQuery).str(), Some("q"));
         assert_eq!(view.envelope.turn_id().map(|t| t.text), Some("t-1"));
-        let intent = view.envelope.fields[crate::schema::USER_INTENT];
+        let intent = view.envelope.fields[EnvelopeField::UserIntent];
         assert_eq!(intent.members[0].str(), Some("x"));
-        assert_eq!(
-            intent.unknown(&ENVELOPE[crate::schema::USER_INTENT]).len(),
-            1
-        );
+        assert_eq!(intent.unknown(EnvelopeField::UserIntent.spec()).len(), 1);
         assert_eq!(
             view.envelope
                 .unknown()

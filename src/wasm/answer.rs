@@ -130,7 +130,8 @@ impl Answer<'_> {
 
     fn target(&mut self, target: &Target) {
         self.u8(target.place as u8);
-        self.index(target.field);
+        // A field by its place in the envelope's order, which the JS side reads it by.
+        self.index(target.field.map(|field| field as usize));
         self.index(target.member);
         self.opt(target.name.as_deref());
     }

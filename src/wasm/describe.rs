@@ -139,7 +139,7 @@ pub(super) fn write(answer: &mut Answer) {
     out.push_str(",\"ui\":");
     write_string(&mut out, UI_KEY);
     out.push_str("},\"envelope\":[");
-    for (index, field) in ENVELOPE.iter().enumerate() {
+    for (index, field) in ENVELOPE.values().enumerate() {
         if index > 0 {
             out.push(',');
         }
@@ -208,7 +208,7 @@ fn node(out: &mut String, node: &Node) {
     match node.key {
         Key::Root => out.push_str("null"),
         Key::Name(name) => write_string(out, name),
-        Key::Field(index) => write_string(out, ENVELOPE.get(index).map_or("", |field| field.name)),
+        Key::Field(field) => write_string(out, field.name()),
         Key::Invocation => out.push_str("{\"configured\":\"invocation\"}"),
         Key::Ui => out.push_str("{\"configured\":\"ui\"}"),
     }

@@ -35,7 +35,7 @@ use crate::json::compact;
 use crate::json::{Number, Slot, Text, Tree};
 use crate::keys::KeyOptions;
 use crate::path::Path;
-use crate::schema::{ENVELOPE, FIELDS, MESSAGE, Node, Place, Read};
+use crate::schema::{EnvelopeField, FIELDS, MESSAGE, Node, Place, Read};
 use crate::view::{Envelope, Message};
 
 /// Read unknown members whole, not just their type: a flag of the tape,
@@ -225,9 +225,9 @@ impl At {
         }
     }
 
-    fn field(self, field: usize) -> Self {
+    fn field(self, field: EnvelopeField) -> Self {
         At {
-            field: u8::try_from(field).unwrap_or(NONE),
+            field: field as u8,
             ..self
         }
     }
@@ -241,7 +241,10 @@ impl At {
 
     fn render(self, keys: &KeyOptions) -> String {
         let place = Path::place(self.place, keys);
-        let field = ENVELOPE.get(usize::from(self.field));
+        // The field by its place in the envelope's order, as the JS side names it.
+        let field = EnvelopeField::ALL
+            .get(usize::from(self.field))
+            .map(|field| field.spec());
         let member = field.and_then(|field| field.members.get(usize::from(self.member)));
         match (field, member) {
             (Some(field), Some(member)) => place.join(field.name).join(member.name).render(),
@@ -398,7 +401,7 @@ impl<'a> Tape<'a> {
                     view.set(node.place, view.envelope.value);
                     let envelope = &view.envelope;
                     let unknown =
-                        envelope.others + envelope.fields.iter().map(|f| f.others).sum::<usize>();
+                        envelope.others + envelope.fields.values().map(|f| f.others).sum::<usize>();
                     self.typed_unknown |= self.header.flags & WHOLE == 0 && unknown > 0;
                 }
                 _ => {
@@ -427,8 +430,8 @@ impl<'a> Tape<'a> {
         if !fields || !envelope.value.is_object() {
             return Ok(());
         }
-        for (index, (field, view)) in ENVELOPE.iter().zip(envelope.fields.iter_mut()).enumerate() {
-            let at = at.field(index);
+        for (which, view) in envelope.fields.iter_mut() {
+            let (field, at) = (which.spec(), at.field(which));
             view.value = self.value(at)?;
             if field.is_object() && view.value.is_object() {
                 for (member, slot) in view

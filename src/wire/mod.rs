@@ -41,7 +41,7 @@ use crate::legacy;
 use crate::path::Path;
 use crate::policy::{IntentPolicy, Policy};
 use crate::sanitize;
-use crate::schema::{ENVELOPE, Group, Place, Reads, USER_INTENT};
+use crate::schema::{EnvelopeField, Group, Place, Reads};
 use crate::validate;
 use crate::view::Message;
 
@@ -339,7 +339,7 @@ impl Filter {
         let configured = |name: &str| self.keys.invocation.iter().any(|key| key == name);
         if self.redacting()
             && view.get(Place::BareIntent).is_present()
-            && !configured(ENVELOPE[USER_INTENT].name)
+            && !configured(EnvelopeField::UserIntent.name())
         {
             return Err(Code::BareUserIntent);
         }

@@ -13,7 +13,7 @@
 
 use super::doc::{Doc, Entry, Raw, Span, Str};
 use crate::json::Kind;
-use crate::schema::{ENVELOPE, Key, MESSAGE, Node, Read, Reads};
+use crate::schema::{Key, MESSAGE, Node, Read, Reads};
 
 /// The text is not JSON: where it stops being so.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -197,7 +197,7 @@ impl<'k> Parser<'k> {
             .find(|child| match child.key {
                 Key::Root => false,
                 Key::Name(known) => known == name,
-                Key::Field(index) => ENVELOPE.get(index).is_some_and(|field| field.name == name),
+                Key::Field(field) => field.name() == name,
                 Key::Invocation => self.keys.invocation.iter().any(|key| key == name),
                 Key::Ui => self.keys.ui.iter().any(|key| key == name),
             })
