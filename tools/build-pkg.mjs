@@ -6,8 +6,8 @@
 //   pkg/dist/wasm.mjs             the module's bytes, base64, in JS: every
 //                                 bundler and runtime loads it as it loads
 //                                 any module, with no asset to copy or fetch
-//   pkg/dist/table.mjs            the core's table and vocabulary, as the
-//                                 module describes them, and the reader
+//   pkg/dist/table.mjs            the core's table and vocabulary, as
+//                                 src/wasm/table.json describes them, and the reader
 //                                 generated from the table: plain property
 //                                 reads of exactly the places the core names
 //   pkg/dist/usage.txt            the command's help, shared with the native one
@@ -39,7 +39,8 @@ mkdirSync(dist, { recursive: true });
 execFileSync(bin("wasm-opt"), ["-Os", "--strip-debug", input, "-o", wasm], { stdio: "inherit" });
 
 const bytes = readFileSync(wasm);
-const table = describe(bytes);
+// The core's description of the boundary, checked in beside the Rust side (a test keeps it current).
+const table = JSON.parse(readFileSync(join(root, "src", "wasm", "table.json"), "utf8"));
 writeFileSync(join(dist, "table.mjs"), generate(table));
 // `mcp-provenance --help`, the text the native command prints too.
 copyFileSync(join(root, "src", "wire", "usage", "main.txt"), join(dist, "usage.txt"));
@@ -81,17 +82,6 @@ for (const entry of ["index", ...SUBPATHS]) {
 }
 
 console.log(`pkg/dist/mcp_provenance.wasm: ${bytes.length} bytes (${statSync(input).size} before wasm-opt), ${gzipSync(bytes, { level: 9 }).length} gzipped`);
-
-/** The module's description of its table: the answer to op 0, a tape of a zeroed header record. */
-function describe(bytes) {
-  const { exports } = new WebAssembly.Instance(new WebAssembly.Module(bytes));
-  const records = exports.room(0, 16);
-  new Uint8Array(exports.memory.buffer).fill(0, records, records + 16);
-  const length = exports.run(16, 0, 0);
-  const memory = exports.memory.buffer;
-  const at = new Uint32Array(memory)[exports.answer_at() >>> 2];
-  return JSON.parse(new TextDecoder().decode(new Uint8Array(memory, at, length)));
-}
 
 /** dist/table.mjs: the table, and a reader of exactly its places. */
 function generate(table) {

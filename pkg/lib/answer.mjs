@@ -9,7 +9,11 @@ import { THREW, put } from "./writer.mjs";
 const decoder = new TextDecoder();
 const f64 = new Float64Array(1);
 const f64Bytes = new Uint8Array(f64.buffer);
-const NONE = 255;
+/** No field, no member: a place's own value. */
+const NONE = table.none.field;
+/** What an edit puts, and what the words of `check` ask for, by their bytes (src/wasm/answer.rs). */
+const PUT = Object.fromEntries(table.puts.map((kind, at) => [kind, at]));
+const COMMAND = Object.fromEntries(table.commands.map((kind, at) => [kind, at]));
 
 /** The keys from the message down to each place, in the table's order. */
 const PLACE_KEYS = [];
@@ -187,8 +191,8 @@ export class Answer {
   /** What the words of `check` ask for: `{help}`, `{error}`, or `{handle, file, sanitize}`. */
   command() {
     switch (this.u8()) {
-      case 0: return { help: this.str() };
-      case 1: return { error: this.str() };
+      case COMMAND.help: return { help: this.str() };
+      case COMMAND.error: return { error: this.str() };
       default: return { handle: this.u32(), file: this.str(), sanitize: this.opt() };
     }
   }
@@ -358,25 +362,25 @@ export function apply(answer, keys, w) {
     const at = descend(root, w, n);
     const last = path[n - 1];
     switch (answer.u8()) {
-      case 0:
+      case PUT.remove:
         delete at[last];
         break;
-      case 1:
+      case PUT.text:
         put(at, last, answer.str());
         break;
-      case 2:
+      case PUT.bool:
         put(at, last, answer.u8() === 1);
         break;
-      case 3: {
+      case PUT.object: {
         const object = {};
         w.made.push(object);
         put(at, last, object);
         break;
       }
-      case 4:
+      case PUT.json:
         put(at, last, JSON.parse(answer.str()));
         break;
-      default: {
+      default: { // PUT.copy
         // What stands at a place of an argument: from the subject, the value read there, when it was read.
         const input = answer.u8();
         const place = answer.bytes[answer.at];

@@ -18,11 +18,11 @@ const {
   depth: MAX_DEPTH, items: MAX_ITEMS, values: MAX_VALUES, valueBytes: MAX_VALUE_BYTES, optionChars: MAX_OPTION_CHARS,
   nameChars: MAX_NAME_CHARS,
 } = table.limits;
-const [RECORDS, STRINGS, VALUES, BODY] = [0, 1, 2, 3];
+const { records: RECORDS, strings: STRINGS, values: VALUES, body: BODY } = table.areas;
 const WHAT = Object.fromEntries(table.what.map((name, index) => [name, index]));
 const KEY_OPTIONS = table.keyOptions;
 /** No field, no member: a place's own value. */
-const NONE = 255;
+const NONE = table.none.field;
 /** How much of a member name too long to read names it in a pointer. */
 const NAMED_CHARS = 128;
 /** Strings longer than this go through TextEncoder, which moves long ones faster than a loop. */

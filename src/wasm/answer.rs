@@ -67,8 +67,46 @@ fn places(text: &str, messages: &[Seen], utf16: bool) -> Vec<Option<(usize, usiz
         .collect()
 }
 
-/// "No field" or "no member" in a target.
-const NONE: u8 = u8::MAX;
+/// How an edit's put is written, by its first byte; the JS table names
+/// them in this order (`puts`).
+#[derive(Clone, Copy)]
+pub(super) enum PutKind {
+    Remove,
+    Text,
+    Bool,
+    Object,
+    Json,
+    Copy,
+}
+
+impl PutKind {
+    /// Every kind, in the order of their bytes.
+    #[cfg(test)]
+    pub(super) const ALL: [PutKind; 6] = [
+        PutKind::Remove,
+        PutKind::Text,
+        PutKind::Bool,
+        PutKind::Object,
+        PutKind::Json,
+        PutKind::Copy,
+    ];
+}
+
+/// What the words of `check` ask for, by the answer's first byte; the JS
+/// table names them in this order (`commands`).
+#[derive(Clone, Copy)]
+pub(super) enum CommandKind {
+    Help,
+    Error,
+    Run,
+}
+
+impl CommandKind {
+    /// Every kind, in the order of their bytes.
+    #[cfg(test)]
+    pub(super) const ALL: [CommandKind; 3] =
+        [CommandKind::Help, CommandKind::Error, CommandKind::Run];
+}
 
 /// An answer being written.
 pub(super) struct Answer<'a>(pub &'a mut Vec<u8>);
@@ -100,7 +138,7 @@ impl Answer<'_> {
     fn index(&mut self, index: Option<usize>) {
         self.u8(index
             .and_then(|index| u8::try_from(index).ok())
-            .unwrap_or(NONE));
+            .unwrap_or(super::NONE));
     }
 
     pub(super) fn report(&mut self, report: &Report) {
@@ -141,22 +179,22 @@ impl Answer<'_> {
         for edit in edits {
             self.target(&edit.target);
             match &edit.put {
-                Put::Remove => self.u8(0),
+                Put::Remove => self.u8(PutKind::Remove as u8),
                 Put::Text(text) => {
-                    self.u8(1);
+                    self.u8(PutKind::Text as u8);
                     self.str(text);
                 }
                 Put::Bool(flag) => {
-                    self.u8(2);
+                    self.u8(PutKind::Bool as u8);
                     self.u8(u8::from(*flag));
                 }
-                Put::Object => self.u8(3),
+                Put::Object => self.u8(PutKind::Object as u8),
                 Put::Json(json) => {
-                    self.u8(4);
+                    self.u8(PutKind::Json as u8);
                     self.str(json);
                 }
                 Put::Copy { input, target } => {
-                    self.u8(5);
+                    self.u8(PutKind::Copy as u8);
                     self.index(Some(*input));
                     self.target(target);
                 }
@@ -292,19 +330,19 @@ impl Answer<'_> {
 
     /// `check --help`: the text to print.
     pub(super) fn command_help(&mut self, usage: &str) {
-        self.u8(0);
+        self.u8(CommandKind::Help as u8);
         self.str(usage);
     }
 
     /// `check` with bad words: what is wrong.
     pub(super) fn command_error(&mut self, why: &str) {
-        self.u8(1);
+        self.u8(CommandKind::Error as u8);
         self.str(why);
     }
 
     /// `check` to run: the capture's handle, the file to read and where to write.
     pub(super) fn command_run(&mut self, handle: usize, file: &str, sanitize: Option<&str>) {
-        self.u8(2);
+        self.u8(CommandKind::Run as u8);
         self.u32(u32::try_from(handle).unwrap_or(u32::MAX));
         self.str(file);
         self.opt(sanitize);
@@ -315,10 +353,5 @@ impl Answer<'_> {
         for text in texts {
             self.str(text);
         }
-    }
-
-    /// Raw text, for the description of the table.
-    pub(super) fn text(&mut self, text: &str) {
-        self.0.extend_from_slice(text.as_bytes());
     }
 }

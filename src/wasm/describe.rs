@@ -1,22 +1,47 @@
-//! The table and the boundary's vocabulary as JSON, for the JS side: the
-//! build generates the package's reader from it (tools/build-pkg.mjs), so
-//! that JS reads exactly the places the core names, and names every code,
-//! rule and tag as the core does.
+//! The one description of the boundary: the table of places and every
+//! number and name of the wire format (ops, tags, flags, limits, areas, the
+//! kinds of puts and answers, codes, rules...), as JSON, from the Rust
+//! constants themselves. It is checked in as `src/wasm/table.json`, which
+//! the build reads to generate the package's reader and from which the JS
+//! side takes every constant it uses (tools/build-pkg.mjs, pkg/dist/
+//! table.mjs); a test fails when the file is stale (`make describe` writes
+//! it anew). It is compiled for that test alone: the `.wasm` holds none of it.
 
-use super::answer::Answer;
-use super::tape::{
-    MAX_DEPTH, MAX_ITEMS, MAX_NAME_CHARS, MAX_OPTION_CHARS, MAX_RECORDS, MAX_VALUE_BYTES,
-    MAX_VALUES, RECORD, UNFINISHED, WHAT, WHOLE,
-};
-use super::{ERROR, MALFORMED, Op, RETRY, first_read};
+use super::answer::{CommandKind, PutKind};
+use super::tape::{RECORD, UNFINISHED, WHAT, WHOLE};
+use super::{BODY, ERROR, MALFORMED, NONE, Op, RECORDS, RETRY, STRINGS, VALUES, first_read};
 use crate::diagnostics::{Action, Code, Rule, Severity};
 use crate::json::{compact, write_string};
 use crate::keys::{AI_INVOCATION_KEY, KeyOptions, UI_KEY};
 use crate::policy::Policy;
 use crate::schema::{ENVELOPE, FIELDS, Group, Key, MESSAGE, Node, Read};
 
-/// Writes the description into `answer`.
-pub(super) fn write(answer: &mut Answer) {
+// Bounds the JS side keeps as it reads (the core only describes them).
+
+/// How deep JS reads a value whole before it stops (`tooDeep`).
+const MAX_DEPTH: u32 = 128;
+/// The most items of one array JS reads (`tooLong`).
+const MAX_ITEMS: u32 = 1_048_576;
+/// The most values JS reads whole in one call, counting each item and
+/// member (`tooMany`): shared references count each time they are met, so
+/// a value that refers to itself by many paths cannot cost exponential time.
+const MAX_VALUES: u32 = 1_048_576;
+/// The most bytes of values read whole in one call (`tooLarge`).
+const MAX_VALUE_BYTES: u32 = 64 << 20;
+/// The longest string an option may be, in UTF-16 code units (`longOption`).
+const MAX_OPTION_CHARS: u32 = 65_536;
+/// The longest member name JS reads, in UTF-16 code units (`longName`): a
+/// name is compared and edited by its whole value, never by a cut, so one
+/// longer is refused.
+const MAX_NAME_CHARS: u32 = 65_536;
+
+/// The most records a tape holds, header included: the room JS keeps for
+/// them (a message has 44 at most; a call reads at most two, and an option
+/// object and an envelope).
+const MAX_RECORDS: usize = 128;
+
+/// The description, as compact JSON.
+fn description() -> String {
     let mut out = String::from("{");
     let ops: Vec<(String, u8)> = Op::ALL
         .iter()
@@ -73,6 +98,38 @@ pub(super) fn write(answer: &mut Answer) {
             ("CUT", compact::CUT.into()),
             ("LOSSY", compact::LOSSY.into()),
         ],
+    );
+    numbers(
+        &mut out,
+        "areas",
+        &[
+            ("records", RECORDS as i64),
+            ("strings", STRINGS as i64),
+            ("values", VALUES as i64),
+            ("body", BODY as i64),
+        ],
+    );
+    numbers(&mut out, "none", &[("field", NONE.into())]);
+    list(
+        &mut out,
+        "puts",
+        PutKind::ALL.iter().map(|kind| match kind {
+            PutKind::Remove => "remove",
+            PutKind::Text => "text",
+            PutKind::Bool => "bool",
+            PutKind::Object => "object",
+            PutKind::Json => "json",
+            PutKind::Copy => "copy",
+        }),
+    );
+    list(
+        &mut out,
+        "commands",
+        CommandKind::ALL.iter().map(|kind| match kind {
+            CommandKind::Help => "help",
+            CommandKind::Error => "error",
+            CommandKind::Run => "run",
+        }),
     );
     numbers(
         &mut out,
@@ -157,7 +214,7 @@ pub(super) fn write(answer: &mut Answer) {
     out.push_str("],\"message\":");
     node(&mut out, &MESSAGE);
     out.push('}');
-    answer.text(&out);
+    out
 }
 
 /// `"name":{"a":f(0),"b":f(1),…},`
@@ -229,4 +286,39 @@ fn node(out: &mut String, node: &Node) {
         self::node(out, child);
     }
     out.push_str("]}");
+}
+
+#[cfg(test)]
+mod tests {
+    /// The description the build reads is the one the core gives; with
+    /// `MCP_PROVENANCE_BLESS` set (`make describe`), it is written anew.
+    #[test]
+    fn the_checked_in_description_is_current() {
+        use super::{CommandKind, PutKind};
+        // The names are listed in the order of the bytes they stand for.
+        assert!(
+            PutKind::ALL
+                .iter()
+                .enumerate()
+                .all(|(at, kind)| *kind as usize == at)
+        );
+        assert!(
+            CommandKind::ALL
+                .iter()
+                .enumerate()
+                .all(|(at, kind)| *kind as usize == at)
+        );
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/wasm/table.json");
+        let value: serde_json::Value =
+            serde_json::from_str(&super::description()).expect("the description is JSON");
+        let described = serde_json::to_string_pretty(&value).expect("JSON") + "\n";
+        if std::env::var_os("MCP_PROVENANCE_BLESS").is_some() {
+            std::fs::write(path, &described).expect("src/wasm/table.json written");
+        }
+        let checked_in = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            checked_in == described,
+            "src/wasm/table.json is not what the core describes: run `make describe`"
+        );
+    }
 }

@@ -6,6 +6,7 @@
 mod answer;
 #[cfg(target_arch = "wasm32")]
 mod bump;
+#[cfg(test)]
 mod describe;
 mod tape;
 
@@ -30,7 +31,6 @@ use crate::{echo, invocation, sanitize, validate};
 /// What a tape asks for, by its first byte.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Op {
-    Describe,
     Validate,
     Sanitize,
     StampInitiator,
@@ -51,8 +51,7 @@ enum Op {
 
 impl Op {
     /// Every op, by its code.
-    const ALL: [Op; 17] = [
-        Op::Describe,
+    const ALL: [Op; 16] = [
         Op::Validate,
         Op::Sanitize,
         Op::StampInitiator,
@@ -85,6 +84,10 @@ const RECORDS: usize = 0;
 const STRINGS: usize = 1;
 const VALUES: usize = 2;
 const BODY: usize = 3;
+
+/// "No field" or "no member" where the boundary names a field of the
+/// envelope (by its place in the envelope's order) and a member of it.
+const NONE: u8 = u8::MAX;
 
 #[cfg(target_arch = "wasm32")]
 #[global_allocator]
@@ -204,11 +207,14 @@ fn call((records, strings, values): (&[u8], &[u8], &[u8]), answer: &mut Answer) 
         return MALFORMED;
     };
     let op = Op::ALL.get(usize::from(tape.header.op)).copied();
-    let reply = match op {
-        Some(Op::Describe) => {
-            describe::write(answer);
-            return length(answer);
+    // JS reads at least what the op's rules read (the table's `firstRead`).
+    if let Some(op) = op {
+        let needed = first_read(op);
+        if tape.header.flags & needed != needed {
+            return MALFORMED;
         }
+    }
+    let reply = match op {
         Some(Op::Validate) => report(&mut tape),
         Some(Op::Filter) => filter(&mut tape, answer),
         Some(Op::CreateCheck) => create_check(&mut tape, answer),
@@ -403,12 +409,7 @@ fn reply(op: Op, tape: &mut Tape) -> Result<Reply, Fault> {
             });
             Reply::Handle(handle.map_err(|_| Fault::Malformed)?)
         }
-        Op::Validate
-        | Op::Describe
-        | Op::Filter
-        | Op::CreateCheck
-        | Op::CheckPiece
-        | Op::CheckEnd => {
+        Op::Validate | Op::Filter | Op::CreateCheck | Op::CheckPiece | Op::CheckEnd => {
             return Err(Fault::Malformed);
         }
     })
@@ -504,8 +505,7 @@ fn first_read(op: Op) -> u8 {
         Op::AuditRecord => audit::READS,
         Op::LiftLegacyArguments => legacy::READS,
         Op::AttachInvocation => invocation::READS,
-        Op::Describe
-        | Op::IsValidMetaKey
+        Op::IsValidMetaKey
         | Op::IsReservedMetaKey
         | Op::CheckPolicy
         | Op::CreateFilter

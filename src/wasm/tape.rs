@@ -29,6 +29,7 @@
 //! values it was in unfinished (their size `UNFINISHED`): [`Unreadable`]
 //! says where.
 
+use super::NONE;
 use crate::diagnostics::{Code, Diagnostic, Rule};
 use crate::error::Error;
 use crate::json::compact;
@@ -44,23 +45,6 @@ pub(super) const WHOLE: u8 = 2;
 
 /// The size and count a container has while JS has not finished it.
 pub(super) const UNFINISHED: u32 = u32::MAX;
-
-/// How deep JS reads a value whole before it stops (`tooDeep`).
-pub(super) const MAX_DEPTH: u32 = 128;
-/// The most items of one array JS reads (`tooLong`).
-pub(super) const MAX_ITEMS: u32 = 1_048_576;
-/// The most values JS reads whole in one call, counting each item and
-/// member (`tooMany`): shared references count each time they are met, so
-/// a value that refers to itself by many paths cannot cost exponential time.
-pub(super) const MAX_VALUES: u32 = 1_048_576;
-/// The most bytes of values read whole in one call (`tooLarge`).
-pub(super) const MAX_VALUE_BYTES: u32 = 64 << 20;
-/// The longest string an option may be, in UTF-16 code units (`longOption`).
-pub(super) const MAX_OPTION_CHARS: u32 = 65_536;
-/// The longest member name JS reads, in UTF-16 code units (`longName`): a
-/// name is compared and edited by its whole value, never by a cut, so one
-/// longer is refused.
-pub(super) const MAX_NAME_CHARS: u32 = 65_536;
 
 /// Why JS could not read a value as JSON, by the byte after `UNREADABLE`:
 /// the name JS knows it by, and what a message says of it.
@@ -171,11 +155,6 @@ const ORDER: [Entry; Place::COUNT] = {
 /// The bytes of a record.
 pub(super) const RECORD: usize = 16;
 
-/// The most records a tape holds, header included: the room JS keeps for
-/// them (a message has 44 at most; a call reads at most two, and an option
-/// object and an envelope).
-pub(super) const MAX_RECORDS: usize = 128;
-
 /// A tape being read, front to back.
 pub(super) struct Tape<'a> {
     records: &'a [u8],
@@ -207,14 +186,11 @@ struct Stop;
 #[derive(Clone, Copy)]
 struct At {
     place: Place,
-    /// The index of the field, or `NONE`.
+    /// The field, by its place in the envelope's order, or `NONE`.
     field: u8,
     /// The index of the member, or `NONE`.
     member: u8,
 }
-
-/// No field, no member.
-const NONE: u8 = u8::MAX;
 
 impl At {
     const fn place(place: Place) -> Self {
