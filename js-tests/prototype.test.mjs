@@ -111,6 +111,7 @@ describe("the prototype, as the gateway forwards by default", () => {
         // The gateway logs an initialize as it forwards it, before the server has named its session.
         witnessed: { sessionId: row.method === "initialize" ? undefined : row.session_id },
         diagnostics: JSON.parse(row.diagnostics),
+        valid: Boolean(row.valid),
       };
       const strip = (value) => JSON.parse(JSON.stringify(value));
       // receivedAt is the one fact each side witnesses for itself.

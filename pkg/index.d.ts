@@ -159,6 +159,8 @@ export interface AuditRecord {
   /** The server's own facts. */
   readonly witnessed: { readonly receivedAt?: string; readonly principal?: string; readonly sessionId?: string };
   readonly diagnostics: Diagnostic[];
+  /** No diagnostic is an error: the request is valid, as `validate` says. */
+  readonly valid: boolean;
 }
 
 // --- What each function adds, as types -----------------------------------

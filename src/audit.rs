@@ -6,7 +6,7 @@ use serde_json::Number;
 #[cfg(feature = "value")]
 use serde_json::Value;
 
-use crate::diagnostics::Diagnostic;
+use crate::diagnostics::{Diagnostic, Severity};
 use crate::error::Error;
 use crate::initiator;
 use crate::json::Slot;
@@ -192,7 +192,7 @@ pub struct Witnessed {
 /// assert_eq!(serde_json::to_value(&record)?, json!({
 ///     "method": "tools/call", "tool": "refresh_dashboard", "requestId": 3,
 ///     "clientAsserted": {}, "hostAttested": {"initiator": "app"}, "witnessed": {},
-///     "diagnostics": []}));
+///     "diagnostics": [], "valid": true}));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -214,6 +214,8 @@ pub struct AuditRecord {
     pub witnessed: Witnessed,
     /// What `validate` found in the request.
     pub diagnostics: Vec<Diagnostic>,
+    /// No diagnostic is an error: the request is valid, as `validate` says.
+    pub valid: bool,
 }
 
 /// Builds the record a server keeps of `request`: the envelope made safe by
@@ -293,6 +295,7 @@ pub(crate) fn record_with(
             principal: context.principal.as_deref().map(neutral),
             session_id: context.session_id.as_deref().map(neutral),
         },
+        valid: diagnostics.iter().all(|d| d.severity != Severity::Error),
         diagnostics,
     })
 }

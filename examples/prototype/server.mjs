@@ -90,7 +90,7 @@ function store(entry, request) {
     userIntent: asserted.userIntent ?? null,
     userIntentRedacted: asserted.userIntentRedacted === undefined ? null : Number(asserted.userIntentRedacted),
     initiator: attested.initiator ?? null,
-    valid: Number(!entry.diagnostics.some((d) => d.severity === "error")),
+    valid: Number(entry.valid),
     diagnostics: JSON.stringify(entry.diagnostics),
     changes: JSON.stringify(sanitize(request).changes),
   });

@@ -235,7 +235,7 @@ export class Answer {
     if (id === 1) record.requestId = this.f64();
     else if (id === 2) record.requestId = this.str();
     const asserted = {};
-    for (const name of ["turnId", "model", "invocationReason", "userIntent"]) {
+    for (const name of table.record.clientAsserted) {
       const text = this.opt();
       if (text !== undefined) asserted[name] = text;
     }
@@ -245,12 +245,13 @@ export class Answer {
     const initiator = this.opt();
     record.hostAttested = initiator === undefined ? {} : { initiator };
     const witnessed = {};
-    for (const name of ["receivedAt", "principal", "sessionId"]) {
+    for (const name of table.record.witnessed) {
       const text = this.opt();
       if (text !== undefined) witnessed[name] = text;
     }
     record.witnessed = witnessed;
     record.diagnostics = this.diagnostics();
+    record.valid = this.u8() === 1;
     return record;
   }
 

@@ -33,7 +33,7 @@ export function otelAttributes(record) {
     [`${NS}.client_asserted.user_intent_redacted`]: asserted.userIntentRedacted,
     [`${NS}.host_attested.initiator`]: attested.initiator,
     [`${NS}.witnessed.principal`]: witnessed.principal,
-    [`${NS}.valid`]: !record.diagnostics.some((d) => d.severity === "error"),
+    [`${NS}.valid`]: record.valid,
     [`${NS}.diagnostics`]: record.diagnostics.map((d) => `${d.rule} ${d.code}`),
   };
   return Object.fromEntries(Object.entries(attributes).filter(([, value]) => value !== undefined));

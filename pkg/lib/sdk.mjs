@@ -4,7 +4,8 @@
 // `_meta` keys it lifts before handlers run.
 import { createProvenance } from "./api.mjs";
 
-const isRequest = (message) => typeof message?.method === "string" && message.id !== undefined;
+/** Whether a message awaits an answer: a request with an id (a notification awaits none). */
+const awaitsAnswer = (message) => typeof message?.method === "string" && message.id !== undefined;
 const isResponse = (message) => message?.id !== undefined && ("result" in message || "error" in message);
 
 /**
@@ -37,7 +38,7 @@ export function provenanceTransport(transport, options = {}) {
   async function kept(request) {
     try {
       const record = mp.auditRecord(request, { receivedAt: new Date().toISOString(), sessionId: transport.sessionId });
-      await audit(record, { valid: !record.diagnostics.some((d) => d.severity === "error"), diagnostics: record.diagnostics }, request);
+      await audit(record, { valid: record.valid, diagnostics: record.diagnostics }, request);
       return true;
     } catch (failure) {
       if (request.id !== undefined) {
@@ -51,7 +52,7 @@ export function provenanceTransport(transport, options = {}) {
   /** Each incoming message: audited (when asked) before the SDK sees it, in the order they came. */
   function receive(message, extra) {
     const pass = () => {
-      if (echo && isRequest(message)) answering.set(message.id, message);
+      if (echo && awaitsAnswer(message)) answering.set(message.id, message);
       if (message?.method === "notifications/cancelled") answering.delete(message.params?.requestId);
       handler?.(message, extra);
     };
@@ -67,7 +68,7 @@ export function provenanceTransport(transport, options = {}) {
 
   async function send(message, sendOptions) {
     let outgoing = message;
-    if (invocation && isRequest(message)) {
+    if (invocation && awaitsAnswer(message)) {
       const envelope = await invocation(message);
       if (envelope !== undefined) outgoing = mp.attachInvocation(message, envelope);
     }

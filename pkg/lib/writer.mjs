@@ -68,10 +68,10 @@ function standIn(value) {
 export class Writer {
   constructor(exports) {
     this.exports = exports;
-    this.recordsAt = exports.room(RECORDS, RECORDS_ROOM * RECORD);
-    this.stringsAt = exports.room(STRINGS, 4096);
+    this.recordsAt = exports.reserve(RECORDS, RECORDS_ROOM * RECORD);
+    this.stringsAt = exports.reserve(STRINGS, 4096);
     this.stringsRoom = 4096;
-    this.valuesAt = exports.room(VALUES, 4096);
+    this.valuesAt = exports.reserve(VALUES, 4096);
     this.valuesRoom = 4096;
     this.bodyAt = 0;
     this.bodyRoom = 0;
@@ -127,7 +127,7 @@ export class Writer {
   /** More room in an area of the tape, keeping what it holds. */
   grow(area, needed) {
     const room = 2 ** Math.ceil(Math.log2(needed));
-    const at = this.exports.room(area, room);
+    const at = this.exports.reserve(area, room);
     if (area === STRINGS) [this.stringsAt, this.stringsRoom] = [at, room];
     else if (area === BODY) [this.bodyAt, this.bodyRoom] = [at, room];
     else [this.valuesAt, this.valuesRoom] = [at, room];
@@ -442,7 +442,8 @@ export class Writer {
 
   // --- The values area: the compact form ----------------------------------
 
-  room(n) {
+  /** Room for `n` more bytes in the values area (past the bound, the reading stops: `tooLarge`). */
+  makeRoom(n) {
     if (this.v + n > this.valuesRoom) {
       if (this.v + n > MAX_VALUE_BYTES) this.stop(WHAT.tooLarge);
       this.grow(VALUES, this.v + n);
@@ -450,12 +451,12 @@ export class Writer {
   }
 
   byte(value) {
-    this.room(1);
+    this.makeRoom(1);
     this.bytes[this.valuesAt + this.v++] = value;
   }
 
   u32(value) {
-    this.room(4);
+    this.makeRoom(4);
     this.data.setUint32(this.valuesAt + this.v, value, true);
     this.v += 4;
   }
@@ -469,7 +470,7 @@ export class Writer {
     if (this.longest !== 0 && text.length > this.longest) this.stop(WHAT.longOption);
     this.flags = 0;
     if (!whole) text = this.cutText(text);
-    this.room(5 + 3 * text.length);
+    this.makeRoom(5 + 3 * text.length);
     const at = this.valuesAt + this.v;
     const written = this.utf8(text, at + 5);
     this.data.setUint32(at, written, true);
@@ -536,7 +537,7 @@ export class Writer {
       case "number": {
         if (!Number.isFinite(value)) return this.stop(WHAT.notFinite);
         this.byte(NUMBER_TEXT);
-        this.room(8);
+        this.makeRoom(8);
         this.data.setFloat64(this.valuesAt + this.v, value, true);
         this.v += 8;
         return this.name(String(value));

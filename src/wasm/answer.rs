@@ -24,7 +24,7 @@
 //! str     := len:u32 utf8[len]
 //! ```
 
-use crate::audit::{AuditRecord, RequestId};
+use crate::audit::{AuditRecord, ClientAsserted, RequestId, Witnessed};
 use crate::diagnostics::{Change, Diagnostic, Report};
 use crate::edit::{Edit, Put, Target};
 use crate::error::{Error, ErrorKind};
@@ -106,6 +106,27 @@ impl CommandKind {
     #[cfg(test)]
     pub(super) const ALL: [CommandKind; 3] =
         [CommandKind::Help, CommandKind::Error, CommandKind::Run];
+}
+
+/// The client-asserted texts of a record, by name, in the order an answer
+/// holds them (the JS table lists the names: `record.clientAsserted`).
+pub(super) fn asserted_texts(asserted: &ClientAsserted) -> [(&'static str, &Option<String>); 4] {
+    [
+        ("turnId", &asserted.turn_id),
+        ("model", &asserted.model),
+        ("invocationReason", &asserted.invocation_reason),
+        ("userIntent", &asserted.user_intent),
+    ]
+}
+
+/// The witnessed texts of a record, by name, in the order an answer holds
+/// them (the JS table lists the names: `record.witnessed`).
+pub(super) fn witnessed_texts(witnessed: &Witnessed) -> [(&'static str, &Option<String>); 3] {
+    [
+        ("receivedAt", &witnessed.received_at),
+        ("principal", &witnessed.principal),
+        ("sessionId", &witnessed.session_id),
+    ]
 }
 
 /// An answer being written.
@@ -218,12 +239,7 @@ impl Answer<'_> {
             }
         }
         let asserted = &record.client_asserted;
-        for text in [
-            &asserted.turn_id,
-            &asserted.model,
-            &asserted.invocation_reason,
-            &asserted.user_intent,
-        ] {
+        for (_, text) in asserted_texts(asserted) {
             self.opt(text.as_deref());
         }
         self.u8(match asserted.user_intent_redacted {
@@ -232,15 +248,11 @@ impl Answer<'_> {
             Some(true) => 2,
         });
         self.opt(record.host_attested.initiator.as_deref());
-        let witnessed = &record.witnessed;
-        for text in [
-            &witnessed.received_at,
-            &witnessed.principal,
-            &witnessed.session_id,
-        ] {
+        for (_, text) in witnessed_texts(&record.witnessed) {
             self.opt(text.as_deref());
         }
         self.diagnostics(&record.diagnostics);
+        self.u8(u8::from(record.valid));
     }
 
     /// A failure, thrown in JS as a `RangeError` (1) or a `TypeError` (0).

@@ -7,7 +7,7 @@
 //! table.mjs); a test fails when the file is stale (`make describe` writes
 //! it anew). It is compiled for that test alone: the `.wasm` holds none of it.
 
-use super::answer::{CommandKind, PutKind};
+use super::answer::{CommandKind, PutKind, asserted_texts, witnessed_texts};
 use super::tape::{RECORD, UNFINISHED, WHAT, WHOLE};
 use super::{BODY, ERROR, MALFORMED, NONE, Op, RECORDS, RETRY, STRINGS, VALUES, first_read};
 use crate::diagnostics::{Action, Code, Rule, Severity};
@@ -131,6 +131,23 @@ fn description() -> String {
             CommandKind::Run => "run",
         }),
     );
+    let asserted = crate::audit::ClientAsserted::default();
+    let witnessed = crate::audit::Witnessed::default();
+    out.push_str("\"record\":{");
+    list(
+        &mut out,
+        "clientAsserted",
+        asserted_texts(&asserted).into_iter().map(|(name, _)| name),
+    );
+    list(
+        &mut out,
+        "witnessed",
+        witnessed_texts(&witnessed)
+            .into_iter()
+            .map(|(name, _)| name),
+    );
+    out.pop();
+    out.push_str("},");
     numbers(
         &mut out,
         "status",

@@ -106,11 +106,12 @@ thread_local! {
     static CHECKS: RefCell<Vec<Capture>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Makes room for `len` bytes in an area of the tape (0 records, 1
-/// strings, 2 values, 3 a filter's body) and says where it is. What the area held is kept; the
-/// room stays where it is until more is asked for.
+/// Allocates, between calls, room for at least `len` bytes in an area of
+/// the tape (the table's `areas`: records, strings, values, a filter's
+/// body) and says where it is. What the area held is kept; the room stays
+/// where it is until more is asked for.
 #[unsafe(no_mangle)]
-pub extern "C" fn room(area: usize, len: usize) -> *mut u8 {
+pub extern "C" fn reserve(area: usize, len: usize) -> *mut u8 {
     #[cfg(target_arch = "wasm32")]
     bump::reset();
     let grow = |bytes: &mut Vec<u8>| {
@@ -215,11 +216,11 @@ fn call((records, strings, values): (&[u8], &[u8], &[u8]), answer: &mut Answer) 
         }
     }
     let reply = match op {
-        Some(Op::Validate) => report(&mut tape),
+        Some(Op::Validate) => validate_op(&mut tape),
         Some(Op::Filter) => filter(&mut tape, answer),
         Some(Op::CreateCheck) => create_check(&mut tape, answer),
         Some(Op::CheckPiece | Op::CheckEnd) => check(op, &mut tape, answer),
-        Some(op) => reply(op, &mut tape),
+        Some(op) => object_op(op, &mut tape),
         None => return MALFORMED,
     };
     match reply {
@@ -276,9 +277,10 @@ pub(crate) fn cut(policy: &Policy) -> u32 {
     u32::try_from(2 * (longest + 1)).unwrap_or(u32::MAX)
 }
 
-/// `RETRY` when the tape read less than `policy` needs: strings cut shorter
-/// than it keeps, or unknown members by their type where it keeps them.
-fn enough(tape: &Tape, policy: &Policy) -> Option<Reply> {
+/// The `RETRY` to ask for when the tape read less than `policy` needs:
+/// strings cut shorter than it keeps, or unknown members by their type
+/// where it keeps them; `None` when what was read is enough.
+fn retry_for(tape: &Tape, policy: &Policy) -> Option<Reply> {
     let header = tape.header;
     let needed = cut(policy);
     let short = tape.cut_any && header.cut != 0 && header.cut < needed;
@@ -298,7 +300,7 @@ fn keys(tape: &mut Tape) -> Result<KeyOptions, Fault> {
 
 /// `validate(message, options?)`: a report, whatever it is given. The tape
 /// holds the options without `request`, the message, then the request.
-fn report(tape: &mut Tape) -> Result<Reply, Fault> {
+fn validate_op(tape: &mut Tape) -> Result<Reply, Fault> {
     let read = |tape: &mut Tape<'_>| -> Result<Reply, Failure> {
         let options = tape.whole()?;
         let keys = match KeyOptions::from_slot(options) {
@@ -325,13 +327,14 @@ fn report(tape: &mut Tape) -> Result<Reply, Fault> {
     }
 }
 
-fn reply(op: Op, tape: &mut Tape) -> Result<Reply, Fault> {
+/// The other ops of the object API: what each comes to.
+fn object_op(op: Op, tape: &mut Tape) -> Result<Reply, Fault> {
     Ok(match op {
         Op::Sanitize => {
             let policy = Policy::from_slot(tape.whole()?)?;
             let mut message = Message::empty();
             tape.message(&mut message, &policy.keys)?;
-            if let Some(retry) = enough(tape, &policy) {
+            if let Some(retry) = retry_for(tape, &policy) {
                 return Ok(retry);
             }
             Reply::Sanitized(sanitize::plan(&message, &policy)?)
@@ -376,7 +379,7 @@ fn reply(op: Op, tape: &mut Tape) -> Result<Reply, Fault> {
             policy.check()?;
             let mut request = Message::empty();
             tape.message(&mut request, &policy.keys)?;
-            if let Some(retry) = enough(tape, &policy) {
+            if let Some(retry) = retry_for(tape, &policy) {
                 return Ok(retry);
             }
             Reply::Record(Box::new(audit::record(&request, &context)?))

@@ -90,6 +90,7 @@ fn write_record(record: &AuditRecord, out: &mut String) {
     inner.close();
     object.key("diagnostics");
     diagnostics(&record.diagnostics, object.out);
+    object.raw("valid", if record.valid { "true" } else { "false" });
     object.close();
 }
 

@@ -235,7 +235,7 @@ impl<'b> Outcome<'b> {
     /// use mcp_provenance::{Filter, FilterContext, FilterOptions};
     ///
     /// let outcome = Filter::new(FilterOptions::default())?.filter(br#"{"id":1e2,"method":"ping"}"#, &FilterContext::default());
-    /// assert_eq!(outcome.lines(), [r#"{"message":{"id":1e2,"method":"ping"},"kind":"request","id":100.0,"valid":true,"record":{"method":"ping","requestId":100.0,"clientAsserted":{},"hostAttested":{},"witnessed":{},"diagnostics":[]},"changes":[]}"#]);
+    /// assert_eq!(outcome.lines(), [r#"{"message":{"id":1e2,"method":"ping"},"kind":"request","id":100.0,"valid":true,"record":{"method":"ping","requestId":100.0,"clientAsserted":{},"hostAttested":{},"witnessed":{},"diagnostics":[],"valid":true},"changes":[]}"#]);
     /// # Ok::<(), mcp_provenance::Error>(())
     /// ```
     pub fn lines(&self) -> Vec<String> {
