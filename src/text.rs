@@ -114,6 +114,36 @@ pub(crate) fn neutralize(text: &str) -> Cow<'_, str> {
     }
 }
 
+/// `text` shown as text to a person (AI-16): every character AI-13 or
+/// TXT-1 replaces is written as an escape instead, so that nothing in it
+/// acts on a terminal or disguises what it says. For a terminal (`json`
+/// false) the escape is `\u{1b}`, the code point in hex, and each backslash
+/// is doubled so that no escape can be forged. Inside JSON text (`json`)
+/// it is JSON's own `\u001b` (a surrogate pair past U+FFFF), which keeps
+/// the text the same JSON: JSON text holds those characters only inside its
+/// strings, but for the whitespace between its tokens (space, tab, line
+/// feed, carriage return), which stays as it is. (The npm package's `probe`
+/// prints what servers send through it.)
+#[cfg(any(test, all(feature = "npm", target_arch = "wasm32")))]
+pub(crate) fn visible(text: &str, json: bool) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\\' if !json => out.push_str("\\\\"),
+            '\t' | '\n' | '\r' if json => out.push(c),
+            c if class(c) == Class::Keep => out.push(c),
+            c if json => {
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    out.push_str(&format!("\\u{unit:04x}"));
+                }
+            }
+            c => out.push_str(&format!("\\u{{{:x}}}", u32::from(c))),
+        }
+    }
+    out
+}
+
 /// The mark that ends a truncated text: "…" (3 bytes in UTF-8).
 const ELLIPSIS: &str = "\u{2026}";
 
@@ -214,6 +244,26 @@ pub(crate) fn clean(text: &str, max_bytes: usize) -> Clean<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn visible_text_escapes_what_would_act_or_hide() {
+        let text = "a\u{1b}[2J\\ \u{9b}31m\u{202e}\u{2028}\u{E0041}é\u{200D}\n";
+        assert_eq!(
+            visible(text, false),
+            "a\\u{1b}[2J\\\\ \\u{9b}31m\\u{202e}\\u{2028}\\u{e0041}é\u{200D}\\u{a}"
+        );
+        assert_eq!(
+            visible(text, true),
+            "a\\u001b[2J\\ \\u009b31m\\u202e\\u2028\\udb40\\udc41é\u{200D}\n"
+        );
+        // Pretty JSON stays the same JSON.
+        let document = "{\n  \"a\": \"\u{7f}\\n\\u001b\"\n}";
+        let shown = visible(document, true);
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&shown).unwrap(),
+            serde_json::from_str::<serde_json::Value>(document).unwrap()
+        );
+    }
 
     #[test]
     fn every_ai13_class_is_replaced() {

@@ -360,6 +360,11 @@ impl Answer<'_> {
         self.opt(sanitize);
     }
 
+    /// One string, alone: the whole answer.
+    pub(super) fn text(&mut self, text: &str) {
+        self.str(text);
+    }
+
     fn strs(&mut self, texts: &[String]) {
         self.u32(u32::try_from(texts.len()).unwrap_or(u32::MAX));
         for text in texts {

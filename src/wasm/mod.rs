@@ -47,11 +47,12 @@ enum Op {
     CreateCheck,
     CheckPiece,
     CheckEnd,
+    Visible,
 }
 
 impl Op {
     /// Every op, by its code.
-    const ALL: [Op; 16] = [
+    const ALL: [Op; 17] = [
         Op::Validate,
         Op::Sanitize,
         Op::StampInitiator,
@@ -68,6 +69,7 @@ impl Op {
         Op::CreateCheck,
         Op::CheckPiece,
         Op::CheckEnd,
+        Op::Visible,
     ];
 }
 
@@ -220,6 +222,7 @@ fn call((records, strings, values): (&[u8], &[u8], &[u8]), answer: &mut Answer) 
         Some(Op::Filter) => filter(&mut tape, answer),
         Some(Op::CreateCheck) => create_check(&mut tape, answer),
         Some(Op::CheckPiece | Op::CheckEnd) => check(op, &mut tape, answer),
+        Some(Op::Visible) => visible(&mut tape, answer),
         Some(op) => object_op(op, &mut tape),
         None => return MALFORMED,
     };
@@ -412,7 +415,12 @@ fn object_op(op: Op, tape: &mut Tape) -> Result<Reply, Fault> {
             });
             Reply::Handle(handle.map_err(|_| Fault::Malformed)?)
         }
-        Op::Validate | Op::Filter | Op::CreateCheck | Op::CheckPiece | Op::CheckEnd => {
+        Op::Validate
+        | Op::Filter
+        | Op::CreateCheck
+        | Op::CheckPiece
+        | Op::CheckEnd
+        | Op::Visible => {
             return Err(Fault::Malformed);
         }
     })
@@ -480,6 +488,20 @@ fn check(op: Option<Op>, tape: &mut Tape, answer: &mut Answer) -> Result<Reply, 
     })
 }
 
+/// Text from the wire (in the body's area) as a person may be shown it
+/// (`text::visible`): for a terminal, or, when the tape says so, inside
+/// JSON text.
+fn visible(tape: &mut Tape, answer: &mut Answer) -> Result<Reply, Fault> {
+    let json = matches!(tape.whole()?, Slot::Bool(true));
+    let length = number(tape)? as usize;
+    BODY_AREA.with_borrow(|body| {
+        let text = body.get(..length).ok_or(Fault::Malformed)?;
+        let text = std::str::from_utf8(text).map_err(|_| Fault::Malformed)?;
+        answer.text(&crate::text::visible(text, json));
+        Ok(Reply::Filtered)
+    })
+}
+
 /// `filter(body, context)` of the filter whose handle the tape holds, on
 /// the body in its area (and whether it came as a JS string): the
 /// outcome, written to `answer`.
@@ -515,6 +537,7 @@ fn first_read(op: Op) -> u8 {
         | Op::Filter
         | Op::CreateCheck
         | Op::CheckPiece
-        | Op::CheckEnd => 0,
+        | Op::CheckEnd
+        | Op::Visible => 0,
     }
 }

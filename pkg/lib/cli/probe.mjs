@@ -15,6 +15,7 @@ import { STATUS_CODES } from "node:http";
 import { parseArgs } from "node:util";
 
 import { table } from "../../dist/table.mjs";
+import { call } from "../boundary.mjs";
 import { UsageError } from "./usage.mjs";
 
 const DEFAULT_TIMEOUT = 10_000;
@@ -79,30 +80,28 @@ const BROKEN = { MUST: "FAILURE", SHOULD: "WARNING", MAY: "INFO" };
 /** How much of one string from the server a message quotes. */
 const QUOTED_CHARS = 200;
 
-/**
- * Characters that a terminal obeys or that hide or disguise text: C0 controls
- * (ESC among them), DEL, C1 controls, the line and paragraph separators, the
- * bidi controls, the invisible characters of the core's TXT-1 (zero-width
- * space, word joiner and invisible operators, BOM, Mongolian vowel separator,
- * tag characters), and lone surrogates.
- */
-const HIDDEN = /[\u{0}-\u{1f}\u{7f}-\u{9f}\u{61c}\u{180e}\u{200b}\u{200e}\u{200f}\u{2028}-\u{202e}\u{2060}-\u{2064}\u{2066}-\u{2069}\u{feff}\u{e0000}-\u{e007f}\u{d800}-\u{dfff}]/gu;
-/** Those of HIDDEN that JSON.stringify leaves raw: all but the C0 controls (it escapes those, and lone surrogates). */
-const RAW_IN_JSON = /[\u{7f}-\u{9f}\u{61c}\u{180e}\u{200b}\u{200e}\u{200f}\u{2028}-\u{202e}\u{2060}-\u{2064}\u{2066}-\u{2069}\u{feff}\u{e0000}-\u{e007f}]/gu;
-
 /** A failure of a request that says itself what went wrong: a timeout, an answer over the bound. */
 class ProbeFailure extends Error {}
 
-/** `text` for a terminal: each backslash doubled, each HIDDEN character as `\u{1b}` (its code point in hex). */
-function visible(text) {
-  return String(text).replaceAll("\\", "\\\\").replace(HIDDEN, (c) => `\\u{${c.codePointAt(0).toString(16)}}`);
+/**
+ * `text` as the core shows text from the wire to a person (AI-16): each
+ * character AI-13 or TXT-1 replaces (controls, ESC among them, the line
+ * separators, bidi and invisible characters) as an escape, for a terminal
+ * `\u{1b}` with each backslash doubled, inside JSON text `\u001b`. A lone
+ * surrogate, which no UTF-8 text holds, is shown as U+FFFD.
+ */
+function shown(text, json) {
+  return call("Visible", (w) => {
+    w.whole(json);
+    w.whole(w.body(text.toWellFormed()));
+  }, (answer) => answer.str());
 }
 
-/** `value` as JSON text, with the HIDDEN characters JSON.stringify leaves raw as \u escapes too (a pair of them past U+FFFF). */
-function json(value) {
-  const escape = (c) => c.split("").map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`).join("");
-  return JSON.stringify(value, null, 2).replace(RAW_IN_JSON, escape);
-}
+/** `text` for a terminal. */
+const visible = (text) => shown(String(text), false);
+
+/** `value` as JSON text, with what would act on a terminal or hide text escaped as JSON escapes. */
+const json = (value) => shown(JSON.stringify(value, null, 2), true);
 
 /** At most QUOTED_CHARS of a string from the server, in quotes. */
 function quote(text) {
