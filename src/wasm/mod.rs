@@ -2,6 +2,22 @@
 //! it read of the call's arguments into the tape ([`tape`]), calls [`run`],
 //! and reads the answer ([`answer`]). Nothing here decides a rule: the
 //! core's view functions do, on views read from the tape.
+//!
+//! What it keeps true:
+//!
+//! - JS reads an answer before it calls again, so all a call allocates is
+//!   taken back when the next begins (`bump`). What outlives calls (the
+//!   tape's areas, the filters and captures made) is allocated in the call
+//!   that makes it and then kept, and never grows in a later call: a capture
+//!   reserves the room of its longest held line when it is made.
+//! - [`run`] answers with the answer's length, or `ERROR` (the answer is the
+//!   error to throw), `RETRY` (read again with the flags and cut the answer
+//!   gives: a policy keeps more than the first reading held) or
+//!   `MALFORMED`, which is always a fault of the JS side, never of the input.
+//! - A tape reads at least what its op's rules read (`first_read`).
+//! - Every number and name of this format (ops, tags, areas, put kinds,
+//!   limits...) is stated once, here or in the modules below, and described
+//!   to JS by `describe.rs` in `table.json`: JS takes them from there.
 
 mod answer;
 #[cfg(target_arch = "wasm32")]
