@@ -142,9 +142,11 @@ impl Capture {
     pub fn new(check: Check) -> Self {
         // Room for the longest line held, made once: a line that goes on is
         // held without growing (the npm module takes back at each call
-        // whatever a call allocates, and keeps only what was made with it).
+        // whatever a call allocates, and keeps only what was made with it;
+        // its command line keeps the bound within MAX_LINE_BOUND).
+        let room = check.max_line.min(super::MAX_LINE_BOUND) + 1;
         Capture {
-            held: Vec::with_capacity(check.max_line + 1),
+            held: Vec::with_capacity(room),
             check,
             counts: Counts::default(),
             long: None,
@@ -440,6 +442,19 @@ impl Check {
 mod tests {
     use super::*;
     use crate::{FilterOptions, Policy};
+
+    /// Any bound is taken, the largest too: nothing overflows.
+    #[test]
+    fn a_capture_takes_any_bound() {
+        let mut check = Check::new(Filter::new(FilterOptions::default()).expect("a filter"));
+        check.max_line = usize::MAX;
+        let mut capture = Capture::new(check);
+        let mut printed = Printed::default();
+        capture.read(b"{\"id\":1,\"method\":\"ping\"}\n{\"id\":2,", &mut printed);
+        capture.read(b"\"method\":\"ping\"}", &mut printed);
+        capture.end(&mut printed);
+        assert_eq!((capture.counts().messages, capture.exit_code()), (2, 0));
+    }
 
     /// Without records, each message's findings are the ones its record
     /// holds where records are made.
