@@ -6,7 +6,12 @@ use crate::edit::{Edit, Put, Target};
 use crate::schema::Place;
 
 impl<'a> Cleaned<'a, '_> {
-    /// The edits that make the envelope at `place` what it became.
+    /// The edits that make the envelope at `place` what it became: only
+    /// what changed is written (a clean envelope gives none, AI-12), each
+    /// field's edits before its unknown members', and nothing below a field
+    /// that is gone. Texts are put whole (already neutralized and cut);
+    /// unknown members kept are put as the JSON made of them, and only when
+    /// that differs from what was read.
     pub(crate) fn edits(&self, place: Place) -> Vec<Edit> {
         if self.dropped {
             return vec![Edit::new(Target::place(place), Put::Remove)];
@@ -26,6 +31,7 @@ impl<'a> Cleaned<'a, '_> {
             for (member, (fate, slot)) in fate.members.iter().zip(&view.members).enumerate() {
                 let target = Target::member(place, field, member);
                 match fate {
+                    // A member gone that was never there needs no removing.
                     Fate::Gone if slot.is_present() => edits.push(Edit::new(target, Put::Remove)),
                     Fate::Same | Fate::Gone => {}
                     Fate::Text(at) => edits.push(Edit::new(target, text(*at))),
@@ -33,6 +39,7 @@ impl<'a> Cleaned<'a, '_> {
                 }
             }
         }
+        // Unknown members: of the envelope, or of a field still there.
         for other in &self.others {
             let target = match other.field {
                 Some(field) if self.fields[field].gone => continue,

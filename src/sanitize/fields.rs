@@ -53,7 +53,12 @@ impl<'a> Cleaned<'a, '_> {
         self.texts.len() - 1
     }
 
-    /// What becomes of field `which`, present, read as `view` at `path`.
+    /// What becomes of field `which`, present, read as `view` at `path`:
+    /// gone when the policy drops it (AI-12) or it is malformed (a string
+    /// field not a string, an object field not an object or without a
+    /// required member of its type: never guessed at); else each member
+    /// kept, made safe or removed, the flag set when the text was touched
+    /// (AI-15), and its unknown members settled.
     pub(super) fn field(
         &mut self,
         which: EnvelopeField,
@@ -64,11 +69,13 @@ impl<'a> Cleaned<'a, '_> {
         let handling = (field.handling)(self.policy);
         let limit = (field.limit)(self.policy);
         let mut fate = FieldFate::default();
+        // Dropped by policy: its content does not matter.
         if handling == Handling::Drop {
             self.change(Action::Dropped, path, Rule::Ai12);
             fate.gone = true;
             return fate;
         }
+        // `turnId`: a string, made safe, or gone.
         if !field.is_object() {
             match view.value.text() {
                 Some(text) => {
@@ -93,6 +100,9 @@ impl<'a> Cleaned<'a, '_> {
             fate.gone = true;
             return fate;
         }
+        // Each member it defines. Under redaction a text is removed whole;
+        // a member of the wrong type is removed (and, if it held the text,
+        // counts as the text touched, so the flag says so).
         let mut text_touched = false;
         let members = field.members.iter().zip(&view.members);
         for ((member, slot), out) in members.zip(fate.members.iter_mut()) {

@@ -52,6 +52,10 @@ impl<'a> Cleaned<'a, '_> {
         out: &mut String,
     ) -> Option<bool> {
         let path = path.join(name);
+        // A name is never rewritten: a member of another name is another
+        // member, which the client did not send. Dropping is the one safe
+        // edit of a name that would forge log lines or is too long (names
+        // are bounded as free text is, by the reason's limit).
         if text::has_forbidden(name) {
             self.change(Action::Dropped, &path, Rule::Ai13);
             return None;
@@ -64,7 +68,11 @@ impl<'a> Cleaned<'a, '_> {
     }
 
     /// Any JSON value of a kept unknown field, written to `out`: strings
-    /// made safe like the rest, nesting cut at `MAX_UNKNOWN_DEPTH`.
+    /// made safe like the rest (and bounded by the reason's limit), nesting
+    /// cut at `MAX_UNKNOWN_DEPTH`; `None` when the value itself is dropped,
+    /// else whether what is written differs from what was read (an item or
+    /// member dropped inside it counts). Objects are written with their
+    /// members sorted by name, as every runtime reads them.
     fn plain(
         &mut self,
         value: Slot<'_>,
