@@ -14,7 +14,7 @@ import { join } from "node:path";
 const megabytes = process.argv[2] ?? "1024";
 const root = new URL("..", import.meta.url).pathname;
 const commands = {
-  npm: [process.execPath, [join(root, "pkg/bin/mcp-provenance.mjs")]],
+  npm: [process.execPath, [join(root, "pkg/dist/bin/mcp-provenance.mjs")]],
   native: [join(root, "target/release/mcp-provenance"), []],
 };
 /** GNU time's format: the exit code is the command's, its peak resident memory (KiB) the last line of standard error. */

@@ -16,7 +16,7 @@ import Ajv from "ajv";
 import { Bench } from "tinybench";
 import { z } from "zod";
 
-import * as api from "../pkg/index.mjs";
+import * as api from "../pkg/dist/index.mjs";
 import * as hand from "./handwritten.mjs";
 
 const KEY = api.AI_INVOCATION_KEY;

@@ -6,7 +6,7 @@
 // Run it with `node bench/envelope-cost.mjs` after `make build`.
 import { performance } from "node:perf_hooks";
 
-import * as api from "../pkg/index.mjs";
+import * as api from "../pkg/dist/index.mjs";
 
 const KEY = api.AI_INVOCATION_KEY;
 

@@ -12,7 +12,7 @@ import { readFileSync } from "node:fs";
 
 import { Bench } from "tinybench";
 
-import { createFilter } from "../pkg/gateway.mjs";
+import { createFilter } from "../pkg/dist/gateway.mjs";
 
 const rounds = Number(process.argv[process.argv.indexOf("--rounds") + 1]) || 5;
 const reference = readFileSync(new URL("../docs/reference.md", import.meta.url), "utf8");

@@ -1,4 +1,4 @@
-// The boundary between JS and the core (pkg/lib, src/wasm): what is read of
+// The boundary between JS and the core (pkg/src/lib, src/wasm): what is read of
 // a value and how, where a value JSON cannot hold is reported, and the
 // second reading the core asks for when a policy keeps more than the first
 // one held.
@@ -7,8 +7,8 @@ import { test } from "node:test";
 
 import { readFileSync } from "node:fs";
 
-import * as api from "../pkg/index.mjs";
-import { start } from "../pkg/lib/boundary.mjs";
+import * as api from "../pkg/dist/index.mjs";
+import { start } from "../pkg/dist/lib/boundary.mjs";
 
 const KEY = api.AI_INVOCATION_KEY;
 const ENVELOPE = `/params/_meta/${KEY.replace("/", "~1")}`;

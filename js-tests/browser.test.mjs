@@ -52,7 +52,7 @@ test("the page loads without errors and prints one hint for the console", async 
 test(`all ${vectors.length} conformance vectors give the same output in the browser build`, async () => {
   const outputs = await page.evaluate(async (all) => {
     const { runVector } = await import("/js-tests/vectors.mjs");
-    const api = { ...globalThis.mcpProvenance, ...(await import("/pkg/gateway.mjs")) };
+    const api = { ...globalThis.mcpProvenance, ...(await import("/pkg/dist/gateway.mjs")) };
     return all.map((vector) => runVector(api, vector));
   }, vectors);
   const failures = vectors.filter((vector, index) => {

@@ -151,7 +151,7 @@ test("a line of a gigabyte is reported over the bound and skipped, in memory bou
     const expected = `line 2: error WIRE-4 over-limit / the line is ${length} bytes, over the bound of 4194304 (--max-line-bytes); it was not checked\n`
       + "line 3: warning AI-9 bare-key /params/_meta/turnId a bare `_meta.turnId` is not SEP-2817's convention; put `turnId` inside the envelope\n"
       + "checked 2 messages: 1 errors, 1 warnings, 0 unparseable (1 lines over --max-line-bytes)\n";
-    const js = measured("node", [join(project, "node_modules/mcp-provenance/bin/mcp-provenance.mjs"), "check", file], project);
+    const js = measured("node", [join(project, "node_modules/mcp-provenance/dist/bin/mcp-provenance.mjs"), "check", file], project);
     const rust = measured(native, ["check", file], project);
     for (const [name, run, limit] of [["npm", js, 128 * 1024], ["native", rust, 16 * 1024]]) {
       assert.equal(run.out, expected, name);

@@ -4,8 +4,8 @@ import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { test } from "node:test";
 
-import * as gateway from "../pkg/gateway.mjs";
-import * as esm from "../pkg/index.mjs";
+import * as gateway from "../pkg/dist/gateway.mjs";
+import * as esm from "../pkg/dist/index.mjs";
 import { vectors } from "./conformance.mjs";
 import { runVector } from "./vectors.mjs";
 

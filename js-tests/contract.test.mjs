@@ -6,8 +6,8 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
-import * as api from "../pkg/index.mjs";
-import { start } from "../pkg/lib/boundary.mjs";
+import * as api from "../pkg/dist/index.mjs";
+import { start } from "../pkg/dist/lib/boundary.mjs";
 
 const KEY = api.AI_INVOCATION_KEY;
 const UI = api.UI_KEY;
@@ -86,7 +86,7 @@ test("2: an SDK client on provenanceTransport sends what its policy makes of eac
   const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
   const { McpServer } = await import("@modelcontextprotocol/sdk/server/mcp.js");
   const { InMemoryTransport } = await import("@modelcontextprotocol/sdk/inMemory.js");
-  const { provenanceTransport } = await import("../pkg/sdk.mjs");
+  const { provenanceTransport } = await import("../pkg/dist/sdk.mjs");
   const envelope = { turnId: "t-1", userIntent: { text: "my private words, all of them" }, model: { name: "m" } };
   const sent = async (policy) => {
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -109,7 +109,7 @@ test("2: an SDK client on provenanceTransport sends what its policy makes of eac
 });
 
 test("1: a member name is compared and edited whole, however long; past 65,536 characters it is refused", async () => {
-  const { createFilter } = await import("../pkg/gateway.mjs");
+  const { createFilter } = await import("../pkg/dist/gateway.mjs");
   const long = "n".repeat(5000);
   for (const policy of [{}, { userIntent: "redact" }, { userIntent: "drop" }, { unknownFields: "keep" }]) {
     const { message, changes } = api.sanitize({ method: "tools/call", params: { _meta: { [KEY]: { turnId: "t", [long]: { text: "my secret\r\nwords" } } } } }, policy);

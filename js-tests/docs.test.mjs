@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
-import { validate } from "../pkg/index.mjs";
+import { validate } from "../pkg/dist/index.mjs";
 
 const chapter = readFileSync(new URL("../docs/reference.md", import.meta.url), "utf8");
 const examples = [...chapter.matchAll(/```json\n([\s\S]*?)```/g)].map((match) => JSON.parse(match[1]));

@@ -16,7 +16,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 
 import { start, stop } from "../examples/prototype/http.mjs";
-import { AI_INVOCATION_KEY, UI_KEY, attachInvocation, stampInitiator } from "../pkg/index.mjs";
+import { AI_INVOCATION_KEY, UI_KEY, attachInvocation, stampInitiator } from "../pkg/dist/index.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const everythingScript = join(root, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");

@@ -5,8 +5,8 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
-import { stampAppCalls } from "../pkg/ext-apps.mjs";
-import { UI_KEY } from "../pkg/index.mjs";
+import { stampAppCalls } from "../pkg/dist/ext-apps.mjs";
+import { UI_KEY } from "../pkg/dist/index.mjs";
 import { table } from "../pkg/dist/table.mjs";
 
 /** A real AppBridge with every View request stamped; what reached `forward`. */

@@ -14,7 +14,7 @@ import { after, before, describe, test } from "node:test";
 
 import Database from "better-sqlite3";
 
-import { AI_INVOCATION_KEY as KEY } from "../pkg/index.mjs";
+import { AI_INVOCATION_KEY as KEY } from "../pkg/dist/index.mjs";
 import { readBody, start, stop } from "../examples/prototype/http.mjs";
 import { root } from "./user.mjs";
 

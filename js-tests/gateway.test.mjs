@@ -9,9 +9,9 @@ import { test } from "node:test";
 
 import { readFileSync } from "node:fs";
 
-import { createFilter } from "../pkg/gateway.mjs";
-import { start } from "../pkg/lib/boundary.mjs";
-import { AI_INVOCATION_KEY as KEY, UI_KEY } from "../pkg/index.mjs";
+import { createFilter } from "../pkg/dist/gateway.mjs";
+import { start } from "../pkg/dist/lib/boundary.mjs";
+import { AI_INVOCATION_KEY as KEY, UI_KEY } from "../pkg/dist/index.mjs";
 
 const accounts = (out) => out.lines.map((line) => JSON.parse(line));
 const envelope = (fields) => `"_meta": {"${KEY}": ${JSON.stringify(fields)}}`;

@@ -7,7 +7,7 @@ import { test } from "node:test";
 import { isDeepStrictEqual } from "node:util";
 
 import * as hand from "../bench/handwritten.mjs";
-import * as api from "../pkg/index.mjs";
+import * as api from "../pkg/dist/index.mjs";
 import { vectors } from "./conformance.mjs";
 import { runVector } from "./vectors.mjs";
 

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import * as api from "../pkg/index.mjs";
+import * as api from "../pkg/dist/index.mjs";
 
 const KEY = api.AI_INVOCATION_KEY;
 const withEnvelope = (envelope) => ({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { _meta: { [KEY]: envelope } } });

@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 
-import { AI_INVOCATION_KEY as KEY, UI_KEY, auditRecord } from "../pkg/index.mjs";
-import { otelAttributes } from "../pkg/otel.mjs";
+import { AI_INVOCATION_KEY as KEY, UI_KEY, auditRecord } from "../pkg/dist/index.mjs";
+import { otelAttributes } from "../pkg/dist/otel.mjs";
 import { readBody, start, stop } from "../examples/prototype/http.mjs";
 import { root } from "./user.mjs";
 

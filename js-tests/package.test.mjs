@@ -18,20 +18,25 @@ before(() => {
 
 after(() => rmSync(project, { recursive: true, force: true }));
 
-const declared = readFileSync(join(root, "pkg", "index.d.ts"), "utf8")
+const declared = readFileSync(join(root, "pkg", "src", "index.d.ts"), "utf8")
   .match(/^export declare (?:function|const) (\w+)/gm)
   .map((line) => line.split(" ").pop())
   .sort();
 
-test("the tarball holds the entries and the generated files, and no sources", () => {
+test("the tarball holds what was built (dist/) and the subpath folders, no sources and not the raw .wasm", () => {
   const files = exec("npm", ["pack", "--dry-run", "--json"], join(root, "pkg"));
   const paths = JSON.parse(files)[0].files.map((file) => file.path).sort();
   assert.deepEqual(paths, [
-    "README.md", "bin/mcp-provenance.mjs", "dist/LICENSE-APACHE", "dist/LICENSE-MIT", "dist/ext-apps.cjs", "dist/ext-apps.d.cts", "dist/ext-apps.d.mts", "dist/gateway.cjs", "dist/gateway.d.cts", "dist/gateway.d.mts", "dist/index.cjs", "dist/index.d.cts",
-    "dist/index.d.mts", "dist/otel.cjs", "dist/otel.d.cts", "dist/otel.d.mts", "dist/sdk.cjs", "dist/sdk.d.cts",
-    "dist/sdk.d.mts", "dist/table.mjs", "dist/usage.txt", "dist/wasm.mjs", "ext-apps.mjs", "ext-apps/package.json", "gateway.mjs", "gateway/package.json", "index.mjs",
-    "lib/answer.mjs", "lib/api.mjs", "lib/boundary.mjs", "lib/cli/check.mjs", "lib/cli/probe.mjs", "lib/cli/usage.mjs", "lib/ext-apps.mjs", "lib/gateway.mjs", "lib/otel.mjs", "lib/sdk.mjs",
-    "lib/writer.mjs", "otel.mjs", "otel/package.json", "package.json", "sdk.mjs", "sdk/package.json",
+    "README.md", "dist/LICENSE-APACHE", "dist/LICENSE-MIT", "dist/bin/mcp-provenance.mjs",
+    "dist/ext-apps.cjs", "dist/ext-apps.d.cts", "dist/ext-apps.d.mts", "dist/ext-apps.mjs",
+    "dist/gateway.cjs", "dist/gateway.d.cts", "dist/gateway.d.mts", "dist/gateway.mjs",
+    "dist/index.cjs", "dist/index.d.cts", "dist/index.d.mts", "dist/index.mjs",
+    "dist/lib/answer.mjs", "dist/lib/api.mjs", "dist/lib/boundary.mjs", "dist/lib/cli/check.mjs", "dist/lib/cli/probe.mjs", "dist/lib/cli/usage.mjs",
+    "dist/lib/ext-apps.mjs", "dist/lib/gateway.mjs", "dist/lib/otel.mjs", "dist/lib/sdk.mjs", "dist/lib/writer.mjs",
+    "dist/otel.cjs", "dist/otel.d.cts", "dist/otel.d.mts", "dist/otel.mjs",
+    "dist/sdk.cjs", "dist/sdk.d.cts", "dist/sdk.d.mts", "dist/sdk.mjs",
+    "dist/table.mjs", "dist/usage.txt", "dist/wasm.mjs",
+    "ext-apps/package.json", "gateway/package.json", "otel/package.json", "package.json", "sdk/package.json",
   ]);
 });
 

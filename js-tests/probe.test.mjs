@@ -13,7 +13,7 @@ import { after, before, describe, test } from "node:test";
 
 import { start, stop } from "../examples/prototype/http.mjs";
 import { table } from "../pkg/dist/table.mjs";
-import { OPTIONS, PROBE_USAGE } from "../pkg/lib/cli/probe.mjs";
+import { OPTIONS, PROBE_USAGE } from "../pkg/dist/lib/cli/probe.mjs";
 import { measured, root, userProject } from "./user.mjs";
 
 const KEY = "io.modelcontextprotocol/aiInvocation";
@@ -32,7 +32,7 @@ let bin;
 
 before(() => {
   project = userProject("probe");
-  bin = join(project, "node_modules", "mcp-provenance", "bin", "mcp-provenance.mjs");
+  bin = join(project, "node_modules", "mcp-provenance", "dist", "bin", "mcp-provenance.mjs");
 });
 after(() => rmSync(project, { recursive: true, force: true }));
 

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import * as api from "../pkg/index.mjs";
+import * as api from "../pkg/dist/index.mjs";
 
 const KEY = "com.example/aiInvocation";
 const UI = "com.example/ui";

@@ -5,8 +5,8 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
-import * as api from "../pkg/index.mjs";
-import { start } from "../pkg/lib/boundary.mjs";
+import * as api from "../pkg/dist/index.mjs";
+import { start } from "../pkg/dist/lib/boundary.mjs";
 
 const KEY = api.AI_INVOCATION_KEY;
 const UI = api.UI_KEY;

@@ -7,8 +7,8 @@ import { createServer } from "node:http";
 import { Readable } from "node:stream";
 import { test } from "node:test";
 
-import { AI_INVOCATION_KEY as KEY, UI_KEY } from "../pkg/index.mjs";
-import { provenanceTransport } from "../pkg/sdk.mjs";
+import { AI_INVOCATION_KEY as KEY, UI_KEY } from "../pkg/dist/index.mjs";
+import { provenanceTransport } from "../pkg/dist/sdk.mjs";
 
 const invocation = (turnId) => () => ({ turnId, model: { name: "example-model" }, userIntent: { text: "count\r\nINFO forged" }, invocationReason: { text: "asked" } });
 

@@ -1,4 +1,4 @@
-// pkg/index.d.ts is written by hand. These tests tie its unions of stable
+// pkg/src/index.d.ts is written by hand. These tests tie its unions of stable
 // strings to the core's enums, as the module describes them
 // (pkg/dist/table.mjs, from src/wasm/describe.rs), and its two code unions
 // to the codes the conformance vectors expect of diagnostics and of errors:
@@ -10,7 +10,7 @@ import { test } from "node:test";
 
 import { table } from "../pkg/dist/table.mjs";
 
-const declarations = readFileSync(new URL("../pkg/index.d.ts", import.meta.url), "utf8");
+const declarations = readFileSync(new URL("../pkg/src/index.d.ts", import.meta.url), "utf8");
 
 /** The string literals of a declaration: `export type Name = ...;` or a member `name: ...;`. */
 function literals(pattern) {

@@ -2,8 +2,8 @@
 // the core's structs made into JS values (a report with diagnostics, an
 // audit record, sanitize's changes) and an option object brought in.
 // The package's side is what it does for the same job: JS reading the
-// compact answer the core wrote (pkg/lib/answer.mjs), and JS writing an
-// option object into the tape (pkg/lib/writer.mjs). The core writing its
+// compact answer the core wrote (pkg/dist/lib/answer.mjs), and JS writing an
+// option object into the tape (pkg/dist/lib/writer.mjs). The core writing its
 // answer is left out of the package's figures: it is part of every call
 // (`run`), a copy of the bytes JS then reads. Medians of interleaved
 // rounds; it asserts only that both sides give the same values.
@@ -16,8 +16,8 @@ import { createRequire } from "node:module";
 
 import { Bench } from "tinybench";
 
-import { Answer } from "../../pkg/lib/answer.mjs";
-import { Writer } from "../../pkg/lib/writer.mjs";
+import { Answer } from "../../pkg/dist/lib/answer.mjs";
+import { Writer } from "../../pkg/dist/lib/writer.mjs";
 import { readMessage, table } from "../../pkg/dist/table.mjs";
 
 const swb = createRequire(import.meta.url)("./target/pkg/serde_wasm_bindgen_bench.js");

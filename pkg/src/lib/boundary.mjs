@@ -3,8 +3,8 @@
 // dist/wasm.mjs on the first call (synchronously: it is small, and imports
 // nothing).
 
-import { table } from "../dist/table.mjs";
-import { wasm } from "../dist/wasm.mjs";
+import { table } from "../table.mjs";
+import { wasm } from "../wasm.mjs";
 import { Answer } from "./answer.mjs";
 import { Writer } from "./writer.mjs";
 

@@ -3,7 +3,7 @@
 // the writer made as it read the input (its snapshots of the objects on the
 // way to each place read), sharing every other member.
 
-import { table } from "../dist/table.mjs";
+import { table } from "../table.mjs";
 import { THREW, put } from "./writer.mjs";
 
 const decoder = new TextDecoder();

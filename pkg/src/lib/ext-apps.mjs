@@ -4,7 +4,7 @@
 // (VIEW_REQUESTS in src/initiator.rs); this file knows only which AppBridge
 // handler receives each.
 import { createProvenance } from "./api.mjs";
-import { table } from "../dist/table.mjs";
+import { table } from "../table.mjs";
 
 /** The AppBridge handler each View request arrives at (ext-apps 2.x). */
 const HANDLERS = {

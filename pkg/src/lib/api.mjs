@@ -2,7 +2,7 @@
 // crossing into wasm, see boundary.mjs) and turns the answer into what it
 // returns; the core decides everything.
 
-import { readEnvelope, readMessage, table } from "../dist/table.mjs";
+import { readEnvelope, readMessage, table } from "../table.mjs";
 import { apply } from "./answer.mjs";
 import { call } from "./boundary.mjs";
 

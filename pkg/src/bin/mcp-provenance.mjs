@@ -8,8 +8,8 @@ import { check } from "../lib/cli/check.mjs";
 import { probe } from "../lib/cli/probe.mjs";
 import { UsageError, usageText } from "../lib/cli/usage.mjs";
 
-const USAGE = readFileSync(new URL("../dist/usage.txt", import.meta.url), "utf8");
-const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+const USAGE = readFileSync(new URL("../usage.txt", import.meta.url), "utf8");
+const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
 
 const [command, ...argv] = process.argv.slice(2);
 const io = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, progress: process.stderr.isTTY === true };

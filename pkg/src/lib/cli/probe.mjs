@@ -14,7 +14,7 @@
 import { STATUS_CODES } from "node:http";
 import { parseArgs } from "node:util";
 
-import { table } from "../../dist/table.mjs";
+import { table } from "../../table.mjs";
 import { call } from "../boundary.mjs";
 import { UsageError } from "./usage.mjs";
 

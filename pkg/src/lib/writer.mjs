@@ -9,7 +9,7 @@
 // trap, a class instance...) is written as UNREADABLE where it stands and
 // the reading stops there; the core says where it was.
 
-import { table } from "../dist/table.mjs";
+import { table } from "../table.mjs";
 
 const { ABSENT, NULL, FALSE, TRUE, NUMBER, NUMBER_TEXT, STRING, ARRAY, OBJECT, ARRAY_WHOLE, OBJECT_WHOLE, UNREADABLE, CUT, LOSSY } = table.tags;
 const { WHOLE } = table.flags;
@@ -88,7 +88,7 @@ export class Writer {
     /**
      * The scalars read of the call's subject (the message it returns a copy
      * of), four entries each: place, field, member, value: what an edit
-     * copies from the subject is the value read (pkg/lib/answer.mjs).
+     * copies from the subject is the value read (answer.mjs).
      */
     this.pins = [];
     this.pinning = false;
