@@ -32,7 +32,7 @@ test("the tarball holds what was built (dist/) and the subpath folders, no sourc
     "dist/gateway.cjs", "dist/gateway.d.cts", "dist/gateway.d.mts", "dist/gateway.mjs",
     "dist/index.cjs", "dist/index.d.cts", "dist/index.d.mts", "dist/index.mjs",
     "dist/lib/answer.mjs", "dist/lib/api.mjs", "dist/lib/boundary.mjs", "dist/lib/cli/check.mjs", "dist/lib/cli/probe.mjs", "dist/lib/cli/usage.mjs",
-    "dist/lib/ext-apps.mjs", "dist/lib/gateway.mjs", "dist/lib/otel.mjs", "dist/lib/sdk.mjs", "dist/lib/writer.mjs",
+    "dist/lib/writer.mjs",
     "dist/otel.cjs", "dist/otel.d.cts", "dist/otel.d.mts", "dist/otel.mjs",
     "dist/sdk.cjs", "dist/sdk.d.cts", "dist/sdk.d.mts", "dist/sdk.mjs",
     "dist/table.mjs", "dist/usage.txt", "dist/wasm.mjs",
