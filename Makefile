@@ -63,7 +63,7 @@ build: setup-wasm node_modules
 	node tools/build-pkg.mjs $(WASM)
 	node tools/build-browser.mjs
 
-# src/wasm/table.json, the one description of the boundary, written anew
+# binding/table.json, the one description of the boundary, written anew
 # from the Rust constants (a test fails while it is stale).
 describe:
 	MCP_PROVENANCE_BLESS=1 $(CARGO) test --lib the_checked_in_description_is_current

@@ -1,4 +1,4 @@
-// The boundary between JS and the core (pkg/src/lib, src/wasm): what is read of
+// The boundary between JS and the core (pkg/src/lib, binding): what is read of
 // a value and how, where a value JSON cannot hold is reported, and the
 // second reading the core asks for when a policy keeps more than the first
 // one held.

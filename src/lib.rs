@@ -56,7 +56,10 @@ mod schema;
 mod text;
 mod validate;
 mod view;
+// The npm package's boundary: both its sides live in binding/ (its Rust
+// here, its JS beside it), as one folder.
 #[cfg(any(test, all(feature = "npm", target_arch = "wasm32")))]
+#[path = "../binding/mod.rs"]
 mod wasm;
 mod wire;
 

@@ -1,6 +1,6 @@
 //! Runs every vector of `conformance/*.json` through the native API and
 //! compares the whole output with the vector's `expect`.
-// Native only: the wasm build is tested by src/wasm/tests.rs and js-tests/.
+// Native only: the wasm build is tested by binding/tests.rs and js-tests/.
 #![cfg(not(target_arch = "wasm32"))]
 
 mod common;

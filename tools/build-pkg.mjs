@@ -8,7 +8,7 @@
 //                                 bundler and runtime loads it as it loads
 //                                 any module, with no asset to copy or fetch
 //   pkg/dist/table.mjs            the core's table and vocabulary, as
-//                                 src/wasm/table.json describes them, and the reader
+//                                 binding/table.json describes them, and the reader
 //                                 generated from the table: plain property
 //                                 reads of exactly the places the core names
 //   pkg/dist/usage.txt            the command's help, shared with the native one
@@ -41,11 +41,13 @@ rmSync(dist, { recursive: true, force: true });
 mkdirSync(dist, { recursive: true });
 // The modules as they are written; what they import from beside them is generated below.
 cpSync(src, dist, { recursive: true, filter: (from) => !from.endsWith(".d.ts") });
+// The JS side of the boundary, from the folder it shares with the Rust side.
+for (const side of ["writer.mjs", "answer.mjs", "boundary.mjs"]) copyFileSync(join(root, "binding", side), join(dist, "lib", side));
 execFileSync(bin("wasm-opt"), ["-Os", "--strip-debug", input, "-o", wasm], { stdio: "inherit" });
 
 const bytes = readFileSync(wasm);
 // The core's description of the boundary, checked in beside the Rust side (a test keeps it current).
-const table = JSON.parse(readFileSync(join(root, "src", "wasm", "table.json"), "utf8"));
+const table = JSON.parse(readFileSync(join(root, "binding", "table.json"), "utf8"));
 writeFileSync(join(dist, "table.mjs"), generate(table));
 // `mcp-provenance --help`, the text the native command prints too.
 copyFileSync(join(root, "src", "wire", "usage", "main.txt"), join(dist, "usage.txt"));

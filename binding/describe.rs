@@ -1,7 +1,7 @@
 //! The one description of the boundary: the table of places and every
 //! number and name of the wire format (ops, tags, flags, limits, areas, the
 //! kinds of puts and answers, codes, rules...), as JSON, from the Rust
-//! constants themselves. It is checked in as `src/wasm/table.json`, which
+//! constants themselves. It is checked in as `binding/table.json`, which
 //! the build reads to generate the package's reader and from which the JS
 //! side takes every constant it uses (tools/build-pkg.mjs, pkg/dist/
 //! table.mjs); a test fails when the file is stale (`make describe` writes
@@ -325,17 +325,17 @@ mod tests {
                 .enumerate()
                 .all(|(at, kind)| *kind as usize == at)
         );
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/wasm/table.json");
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/binding/table.json");
         let value: serde_json::Value =
             serde_json::from_str(&super::description()).expect("the description is JSON");
         let described = serde_json::to_string_pretty(&value).expect("JSON") + "\n";
         if std::env::var_os("MCP_PROVENANCE_BLESS").is_some() {
-            std::fs::write(path, &described).expect("src/wasm/table.json written");
+            std::fs::write(path, &described).expect("binding/table.json written");
         }
         let checked_in = std::fs::read_to_string(path).unwrap_or_default();
         assert!(
             checked_in == described,
-            "src/wasm/table.json is not what the core describes: run `make describe`"
+            "binding/table.json is not what the core describes: run `make describe`"
         );
     }
 }

@@ -1,5 +1,5 @@
 // The JS side of the boundary, coming out: reads the core's answer (its
-// layout is in src/wasm/answer.rs) and carries out its edits on the copy
+// layout is in binding/answer.rs) and carries out its edits on the copy
 // the writer made as it read the input (its snapshots of the objects on the
 // way to each place read), sharing every other member.
 
@@ -11,7 +11,7 @@ const f64 = new Float64Array(1);
 const f64Bytes = new Uint8Array(f64.buffer);
 /** No field, no member: a place's own value. */
 const NONE = table.none.field;
-/** What an edit puts, and what the words of `check` ask for, by their bytes (src/wasm/answer.rs). */
+/** What an edit puts, and what the words of `check` ask for, by their bytes (binding/answer.rs). */
 const PUT = Object.fromEntries(table.puts.map((kind, at) => [kind, at]));
 const COMMAND = Object.fromEntries(table.commands.map((kind, at) => [kind, at]));
 
@@ -31,7 +31,7 @@ const PLACE_KEYS = [];
  * copied out of the module.
  */
 class Outcome {
-  /** The messages part of the core's answer (src/wasm/answer.rs `messages`), until read. */
+  /** The messages part of the core's answer (binding/answer.rs `messages`), until read. */
   #kept;
   #ids;
   #places;
@@ -154,7 +154,7 @@ export class Answer {
     return texts;
   }
 
-  /** A filter's outcome (src/wasm/answer.rs `outcome`) for `body`, the string or bytes filtered. */
+  /** A filter's outcome (binding/answer.rs `outcome`) for `body`, the string or bytes filtered. */
   outcome(body) {
     const verdict = this.u8();
     let status;
@@ -179,7 +179,7 @@ export class Answer {
   }
 
   /** A checked line (src/wire/answer.rs `line`): what to print, what to write, the counts so far. */
-  /** What a piece of a capture came to (src/wasm/answer.rs `line`). */
+  /** What a piece of a capture came to (binding/answer.rs `line`). */
   line() {
     const out = this.str();
     const sanitized = this.utf8();
