@@ -183,9 +183,10 @@ export class Answer {
   line() {
     const out = this.str();
     const sanitized = this.utf8();
-    const [messages, errors, warnings, unparseable, skipped, overLimit] = [this.f64(), this.f64(), this.f64(), this.f64(), this.f64(), this.f64()];
+    const counts = {};
+    for (const name of table.counts) counts[name] = this.f64();
     const exit = this.u8();
-    return { out, sanitized, counts: { messages, errors, warnings, unparseable, skipped, overLimit }, exit, hint: this.opt() };
+    return { out, sanitized, counts, exit, hint: this.opt() };
   }
 
   /** What the words of `check` ask for: `{help}`, `{error}`, or `{handle, file, sanitize}`. */

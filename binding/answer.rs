@@ -28,7 +28,7 @@ use crate::audit::{AuditRecord, ClientAsserted, RequestId, Witnessed};
 use crate::diagnostics::{Change, Diagnostic, Report};
 use crate::edit::{Edit, Put, Target};
 use crate::error::{Error, ErrorKind};
-use crate::wire::{Capture, Counts, Outcome, Seen, Verdict};
+use crate::wire::{Capture, Outcome, Seen, Verdict};
 use std::borrow::Cow;
 
 /// Where each message that goes on stands in `text`: units from the start
@@ -324,16 +324,8 @@ impl Answer<'_> {
         self.0.reserve(out.len() + sanitized.len() + 128);
         self.str(out);
         self.str(sanitized);
-        let Counts {
-            messages,
-            errors,
-            warnings,
-            unparseable,
-            skipped,
-            over_limit,
-            ..
-        } = *capture.counts();
-        for count in [messages, errors, warnings, unparseable, skipped, over_limit] {
+        // In the order the JS table names them (`counts`).
+        for (_, count) in capture.counts().reported() {
             self.0.extend_from_slice(&(count as f64).to_le_bytes());
         }
         self.u8(capture.exit_code());

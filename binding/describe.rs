@@ -131,6 +131,14 @@ fn description() -> String {
             CommandKind::Run => "run",
         }),
     );
+    list(
+        &mut out,
+        "counts",
+        crate::wire::Counts::default()
+            .reported()
+            .into_iter()
+            .map(|(name, _)| name),
+    );
     let asserted = crate::audit::ClientAsserted::default();
     let witnessed = crate::audit::Witnessed::default();
     out.push_str("\"record\":{");

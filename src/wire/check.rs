@@ -93,6 +93,30 @@ pub struct Counts {
     pub over_limit: u64,
 }
 
+impl Counts {
+    /// The counts a summary reports, by the names the JSON summary gives
+    /// them, in its order (the npm command reads them in this order too).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use mcp_provenance::Counts;
+    ///
+    /// let counts = Counts { messages: 3, errors: 1, ..Counts::default() };
+    /// assert_eq!(counts.reported()[..2], [("messages", 3), ("errors", 1)]);
+    /// ```
+    pub fn reported(&self) -> [(&'static str, u64); 6] {
+        [
+            ("messages", self.messages),
+            ("errors", self.errors),
+            ("warnings", self.warnings),
+            ("unparseable", self.unparseable),
+            ("skipped", self.skipped),
+            ("overLimit", self.over_limit),
+        ]
+    }
+}
+
 /// What lines of a capture come to.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Printed {
@@ -409,6 +433,14 @@ impl Check {
 
     /// The summary line.
     fn summary(&self, counts: &Counts) -> String {
+        if self.json {
+            let members: Vec<String> = counts
+                .reported()
+                .iter()
+                .map(|(name, count)| format!("\"{name}\":{count}"))
+                .collect();
+            return format!("{{\"summary\":{{{}}}}}\n", members.join(","));
+        }
         let Counts {
             messages,
             errors,
@@ -418,11 +450,6 @@ impl Check {
             over_limit,
             ..
         } = counts;
-        if self.json {
-            return format!(
-                "{{\"summary\":{{\"messages\":{messages},\"errors\":{errors},\"warnings\":{warnings},\"unparseable\":{unparseable},\"skipped\":{skipped},\"overLimit\":{over_limit}}}}}\n"
-            );
-        }
         let mut note = String::new();
         if let (Some(field), 1..) = (&self.field, skipped) {
             note.push_str(&format!(" ({skipped} lines without "));

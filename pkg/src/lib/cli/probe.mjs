@@ -105,10 +105,15 @@ const json = (value) => shown(JSON.stringify(value, null, 2), true);
 
 /** At most QUOTED_CHARS of a string from the server, in quotes. */
 function quote(text) {
+  return `"${cut(text)}"`;
+}
+
+/** At most QUOTED_CHARS of a string from the server, "…" where it was cut (never inside a surrogate pair). */
+function cut(text) {
   const string = String(text);
-  if (string.length <= QUOTED_CHARS) return `"${string}"`;
+  if (string.length <= QUOTED_CHARS) return string;
   const end = /[\ud800-\udbff]/.test(string[QUOTED_CHARS - 1]) ? QUOTED_CHARS - 1 : QUOTED_CHARS;
-  return `"${string.slice(0, end)}…"`;
+  return `${string.slice(0, end)}…`;
 }
 
 /** A list of strings from the server, the first ten quoted. */
@@ -620,7 +625,7 @@ function text(target, tool, checks, summary) {
   for (const c of checks) if (c.errorMessage !== undefined) alike.set(c.errorMessage, [...(alike.get(c.errorMessage) ?? []), c.id]);
   const why = [...alike].map(([message, ids]) => `${ids.join(", ")}: ${visible(message)}\n`).join("");
   const last = `${summary.passed} passed, ${summary.failed} failed, ${summary.warnings} warnings, ${summary.info} info, ${summary.skipped} skipped`;
-  return `probing ${visible(target)} with tool ${visible(tool)}\n\n${tableOf(checks)}\n\n${why === "" ? "" : `${why}\n`}${last}\n`;
+  return `probing ${visible(target)} with tool ${visible(cut(tool))}\n\n${tableOf(checks)}\n\n${why === "" ? "" : `${why}\n`}${last}\n`;
 }
 
 /** Runs `probe` with `argv` (the words after "probe"); the exit code. Throws UsageError. */
