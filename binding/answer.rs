@@ -69,7 +69,7 @@ fn places(text: &str, messages: &[Seen], utf16: bool) -> Vec<Option<(usize, usiz
 
 /// How an edit's put is written, by its first byte; the JS table names
 /// them in this order (`puts`).
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub(super) enum PutKind {
     Remove,
     Text,
@@ -94,7 +94,7 @@ impl PutKind {
 
 /// What the words of `check` ask for, by the answer's first byte; the JS
 /// table names them in this order (`commands`).
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub(super) enum CommandKind {
     Help,
     Error,

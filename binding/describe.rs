@@ -10,11 +10,15 @@
 use super::answer::{CommandKind, PutKind, asserted_texts, witnessed_texts};
 use super::tape::{RECORD, UNFINISHED, WHAT, WHOLE};
 use super::{BODY, ERROR, MALFORMED, NONE, Op, RECORDS, RETRY, STRINGS, VALUES, first_read};
+use crate::audit::{AuditContext, ClientAsserted, Witnessed};
 use crate::diagnostics::{Action, Code, Rule, Severity};
-use crate::json::{compact, write_string};
+use crate::initiator::VIEW_REQUESTS;
+use crate::json::compact;
 use crate::keys::{AI_INVOCATION_KEY, KeyOptions, UI_KEY};
 use crate::policy::Policy;
-use crate::schema::{ENVELOPE, FIELDS, Group, Key, MESSAGE, Node, Read};
+use crate::schema::{ENVELOPE, FIELDS, Group, Key, MESSAGE, Node};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
 
 // Bounds the JS side keeps as it reads (the core only describes them).
 
@@ -40,277 +44,99 @@ const MAX_NAME_CHARS: u32 = 65_536;
 /// object and an envelope).
 const MAX_RECORDS: usize = 128;
 
-/// The description, as compact JSON.
-fn description() -> String {
-    let mut out = String::from("{");
-    let ops: Vec<(String, u8)> = Op::ALL
-        .iter()
-        .map(|op| (format!("{op:?}"), first_read(*op)))
-        .collect();
-    object(
-        &mut out,
-        "ops",
-        ops.iter().map(|(name, _)| (name.as_str(), "")),
-        |out, at| {
-            out.push_str(&at.to_string());
+/// The description, as JSON (its members in the order JSON objects keep:
+/// by name).
+fn description() -> Value {
+    let ops = || Op::ALL.iter().map(|op| format!("{op:?}"));
+    let groups: BTreeMap<_, u8> = [
+        Group::Legacy,
+        Group::Names,
+        Group::Response,
+        Group::Ui,
+        Group::Bare,
+    ]
+    .map(|group| (format!("{group:?}"), group.bit()))
+    .into_iter()
+    .collect();
+    json!({
+        "ops": ops().zip(0..).collect::<BTreeMap<_, u8>>(),
+        "firstRead": ops().zip(Op::ALL.iter().map(|op| first_read(*op))).collect::<BTreeMap<_, u8>>(),
+        "flags": { "FIELDS": FIELDS, "WHOLE": WHOLE },
+        "groups": groups,
+        "tags": {
+            "ABSENT": compact::ABSENT, "NULL": compact::NULL, "FALSE": compact::FALSE,
+            "TRUE": compact::TRUE, "NUMBER": compact::NUMBER, "NUMBER_TEXT": compact::NUMBER_TEXT,
+            "STRING": compact::STRING, "ARRAY": compact::ARRAY, "OBJECT": compact::OBJECT,
+            "ARRAY_WHOLE": compact::ARRAY_WHOLE, "OBJECT_WHOLE": compact::OBJECT_WHOLE,
+            "UNREADABLE": compact::UNREADABLE, "CUT": compact::CUT, "LOSSY": compact::LOSSY,
         },
-    );
-    object(
-        &mut out,
-        "firstRead",
-        ops.iter().map(|(name, _)| (name.as_str(), "")),
-        |out, at| {
-            out.push_str(&ops.get(at).map_or(0, |(_, flags)| *flags).to_string());
+        "areas": { "records": RECORDS, "strings": STRINGS, "values": VALUES, "body": BODY },
+        "none": { "field": NONE },
+        "puts": PutKind::ALL.map(|kind| format!("{kind:?}").to_lowercase()),
+        "commands": CommandKind::ALL.map(|kind| format!("{kind:?}").to_lowercase()),
+        "counts": crate::wire::Counts::default().reported().map(|(name, _)| name),
+        "record": {
+            "clientAsserted": names(asserted_texts(&ClientAsserted::default())),
+            "witnessed": names(witnessed_texts(&Witnessed::default())),
         },
-    );
-    numbers(
-        &mut out,
-        "flags",
-        &[("FIELDS", FIELDS.into()), ("WHOLE", WHOLE.into())],
-    );
-    numbers(
-        &mut out,
-        "groups",
-        &[
-            ("Legacy", Group::Legacy.bit().into()),
-            ("Names", Group::Names.bit().into()),
-            ("Response", Group::Response.bit().into()),
-            ("Ui", Group::Ui.bit().into()),
-            ("Bare", Group::Bare.bit().into()),
-        ],
-    );
-    numbers(
-        &mut out,
-        "tags",
-        &[
-            ("ABSENT", compact::ABSENT.into()),
-            ("NULL", compact::NULL.into()),
-            ("FALSE", compact::FALSE.into()),
-            ("TRUE", compact::TRUE.into()),
-            ("NUMBER", compact::NUMBER.into()),
-            ("NUMBER_TEXT", compact::NUMBER_TEXT.into()),
-            ("STRING", compact::STRING.into()),
-            ("ARRAY", compact::ARRAY.into()),
-            ("OBJECT", compact::OBJECT.into()),
-            ("ARRAY_WHOLE", compact::ARRAY_WHOLE.into()),
-            ("OBJECT_WHOLE", compact::OBJECT_WHOLE.into()),
-            ("UNREADABLE", compact::UNREADABLE.into()),
-            ("CUT", compact::CUT.into()),
-            ("LOSSY", compact::LOSSY.into()),
-        ],
-    );
-    numbers(
-        &mut out,
-        "areas",
-        &[
-            ("records", RECORDS as i64),
-            ("strings", STRINGS as i64),
-            ("values", VALUES as i64),
-            ("body", BODY as i64),
-        ],
-    );
-    numbers(&mut out, "none", &[("field", NONE.into())]);
-    list(
-        &mut out,
-        "puts",
-        PutKind::ALL.iter().map(|kind| match kind {
-            PutKind::Remove => "remove",
-            PutKind::Text => "text",
-            PutKind::Bool => "bool",
-            PutKind::Object => "object",
-            PutKind::Json => "json",
-            PutKind::Copy => "copy",
-        }),
-    );
-    list(
-        &mut out,
-        "commands",
-        CommandKind::ALL.iter().map(|kind| match kind {
-            CommandKind::Help => "help",
-            CommandKind::Error => "error",
-            CommandKind::Run => "run",
-        }),
-    );
-    list(
-        &mut out,
-        "counts",
-        crate::wire::Counts::default()
-            .reported()
-            .into_iter()
-            .map(|(name, _)| name),
-    );
-    let asserted = crate::audit::ClientAsserted::default();
-    let witnessed = crate::audit::Witnessed::default();
-    out.push_str("\"record\":{");
-    list(
-        &mut out,
-        "clientAsserted",
-        asserted_texts(&asserted).into_iter().map(|(name, _)| name),
-    );
-    list(
-        &mut out,
-        "witnessed",
-        witnessed_texts(&witnessed)
-            .into_iter()
-            .map(|(name, _)| name),
-    );
-    out.pop();
-    out.push_str("},");
-    numbers(
-        &mut out,
-        "status",
-        &[
-            ("ERROR", ERROR.into()),
-            ("RETRY", RETRY.into()),
-            ("MALFORMED", MALFORMED.into()),
-        ],
-    );
-    numbers(
-        &mut out,
-        "limits",
-        &[
-            ("cut", super::cut(&Policy::default()).into()),
-            ("unfinished", UNFINISHED.into()),
-            ("record", RECORD as i64),
-            ("records", MAX_RECORDS as i64),
-            ("depth", MAX_DEPTH.into()),
-            ("items", MAX_ITEMS.into()),
-            ("values", MAX_VALUES.into()),
-            ("valueBytes", MAX_VALUE_BYTES.into()),
-            ("optionChars", MAX_OPTION_CHARS.into()),
-            ("nameChars", MAX_NAME_CHARS.into()),
-        ],
-    );
-    list(&mut out, "what", WHAT.iter().map(|(name, _)| *name));
-    list(&mut out, "keyOptions", KeyOptions::OPTIONS.into_iter());
-    out.push_str("\"keysIn\":{\"AuditRecord\":");
-    write_string(&mut out, crate::audit::AuditContext::POLICY);
-    out.push_str("},");
-    list(
-        &mut out,
-        "rules",
-        Rule::ALL.iter().map(|rule| rule.as_str()),
-    );
-    list(
-        &mut out,
-        "levels",
-        Rule::ALL.iter().map(|rule| rule.level().as_str()),
-    );
-    list(
-        &mut out,
-        "codes",
-        Code::ALL.iter().map(|code| code.as_str()),
-    );
-    list(
-        &mut out,
-        "severities",
-        Severity::ALL.iter().map(|severity| severity.as_str()),
-    );
-    list(
-        &mut out,
-        "actions",
-        Action::ALL.iter().map(|action| action.as_str()),
-    );
-    list(
-        &mut out,
-        "viewRequests",
-        crate::initiator::VIEW_REQUESTS.iter().copied(),
-    );
-    out.push_str("\"keys\":{\"invocation\":");
-    write_string(&mut out, AI_INVOCATION_KEY);
-    out.push_str(",\"ui\":");
-    write_string(&mut out, UI_KEY);
-    out.push_str("},\"envelope\":[");
-    for (index, field) in ENVELOPE.values().enumerate() {
-        if index > 0 {
-            out.push(',');
-        }
-        out.push_str("{\"name\":");
-        write_string(&mut out, field.name);
-        out.push_str(",\"members\":[");
-        for (at, member) in field.members.iter().enumerate() {
-            if at > 0 {
-                out.push(',');
-            }
-            write_string(&mut out, member.name);
-        }
-        out.push_str("]}");
-    }
-    out.push_str("],\"message\":");
-    node(&mut out, &MESSAGE);
-    out.push('}');
-    out
-}
-
-/// `"name":{"a":f(0),"b":f(1),…},`
-fn object<'a>(
-    out: &mut String,
-    name: &str,
-    keys: impl Iterator<Item = (&'a str, &'a str)>,
-    mut value: impl FnMut(&mut String, usize),
-) {
-    write_string(out, name);
-    out.push_str(":{");
-    for (at, (key, _)) in keys.enumerate() {
-        if at > 0 {
-            out.push(',');
-        }
-        write_string(out, key);
-        out.push(':');
-        value(out, at);
-    }
-    out.push_str("},");
-}
-
-fn numbers(out: &mut String, name: &str, entries: &[(&str, i64)]) {
-    object(
-        out,
-        name,
-        entries.iter().map(|(key, _)| (*key, "")),
-        |out, at| {
-            out.push_str(&entries.get(at).map_or(0, |(_, value)| *value).to_string());
+        "status": { "ERROR": ERROR, "RETRY": RETRY, "MALFORMED": MALFORMED },
+        "limits": {
+            "cut": super::cut(&Policy::default()),
+            "unfinished": UNFINISHED,
+            "record": RECORD,
+            "records": MAX_RECORDS,
+            "depth": MAX_DEPTH,
+            "items": MAX_ITEMS,
+            "values": MAX_VALUES,
+            "valueBytes": MAX_VALUE_BYTES,
+            "optionChars": MAX_OPTION_CHARS,
+            "nameChars": MAX_NAME_CHARS,
         },
-    );
+        "what": WHAT.map(|(name, _)| name),
+        "keyOptions": KeyOptions::OPTIONS,
+        "keysIn": { "AuditRecord": AuditContext::POLICY },
+        "rules": strs(Rule::ALL, Rule::as_str),
+        "levels": strs(Rule::ALL, |rule| rule.level().as_str()),
+        "codes": strs(Code::ALL, Code::as_str),
+        "severities": strs(Severity::ALL, Severity::as_str),
+        "actions": strs(Action::ALL, Action::as_str),
+        "viewRequests": VIEW_REQUESTS,
+        "keys": { "invocation": AI_INVOCATION_KEY, "ui": UI_KEY },
+        "envelope": ENVELOPE.values().map(|field| json!({
+            "name": field.name,
+            "members": field.members.iter().map(|member| member.name).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+        "message": node(&MESSAGE),
+    })
 }
 
-fn list<'a>(out: &mut String, name: &str, items: impl Iterator<Item = &'a str>) {
-    write_string(out, name);
-    out.push_str(":[");
-    for (at, item) in items.enumerate() {
-        if at > 0 {
-            out.push(',');
-        }
-        write_string(out, item);
-    }
-    out.push_str("],");
+/// The names of a vocabulary's words, in its order.
+fn strs<T: Copy>(all: &[T], name: impl Fn(T) -> &'static str) -> Vec<&'static str> {
+    all.iter().copied().map(name).collect()
 }
 
-fn node(out: &mut String, node: &Node) {
-    out.push_str(&format!("{{\"place\":{},\"key\":", node.place as u8));
-    match node.key {
-        Key::Root => out.push_str("null"),
-        Key::Name(name) => write_string(out, name),
-        Key::Field(field) => write_string(out, field.name()),
-        Key::Invocation => out.push_str("{\"configured\":\"invocation\"}"),
-        Key::Ui => out.push_str("{\"configured\":\"ui\"}"),
-    }
-    let read = match node.read {
-        Read::Scalar => "scalar",
-        Read::Object => "object",
-        Read::Envelope => "envelope",
+/// The names of named values.
+fn names<T>(pairs: impl IntoIterator<Item = (&'static str, T)>) -> Vec<&'static str> {
+    pairs.into_iter().map(|(name, _)| name).collect()
+}
+
+/// A place of the table and the places under it.
+fn node(node: &Node) -> Value {
+    let key = match node.key {
+        Key::Root => Value::Null,
+        Key::Name(name) => json!(name),
+        Key::Field(field) => json!(field.name()),
+        Key::Invocation => json!({ "configured": "invocation" }),
+        Key::Ui => json!({ "configured": "ui" }),
     };
-    out.push_str(&format!(
-        ",\"name\":\"{:?}\",\"read\":\"{read}\",\"group\":{},\"children\":[",
-        node.place,
-        node.group.bit()
-    ));
-    for (at, child) in node.children.iter().enumerate() {
-        if at > 0 {
-            out.push(',');
-        }
-        self::node(out, child);
-    }
-    out.push_str("]}");
+    json!({
+        "place": node.place as u8,
+        "key": key,
+        "name": format!("{:?}", node.place),
+        "read": format!("{:?}", node.read).to_lowercase(),
+        "group": node.group.bit(),
+        "children": node.children.iter().map(self::node).collect::<Vec<_>>(),
+    })
 }
 
 #[cfg(test)]
@@ -334,9 +160,7 @@ mod tests {
                 .all(|(at, kind)| *kind as usize == at)
         );
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/binding/table.json");
-        let value: serde_json::Value =
-            serde_json::from_str(&super::description()).expect("the description is JSON");
-        let described = serde_json::to_string_pretty(&value).expect("JSON") + "\n";
+        let described = serde_json::to_string_pretty(&super::description()).expect("JSON") + "\n";
         if std::env::var_os("MCP_PROVENANCE_BLESS").is_some() {
             std::fs::write(path, &described).expect("binding/table.json written");
         }
