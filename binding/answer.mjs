@@ -11,9 +11,14 @@ const f64 = new Float64Array(1);
 const f64Bytes = new Uint8Array(f64.buffer);
 /** No field, no member: a place's own value. */
 const NONE = table.none.field;
-/** What an edit puts, and what the words of `check` ask for, by their bytes (binding/answer.rs). */
-const PUT = Object.fromEntries(table.puts.map((kind, at) => [kind, at]));
-const COMMAND = Object.fromEntries(table.commands.map((kind, at) => [kind, at]));
+/** Each choice's bytes by name, as the table lists them (binding/answer.rs `kinds!`). */
+const byteOf = (names) => Object.fromEntries(names.map((kind, at) => [kind, at]));
+const PUT = byteOf(table.puts);
+const COMMAND = byteOf(table.commands);
+const VERDICT = byteOf(table.verdicts);
+const ID = byteOf(table.ids);
+const REDACTION = byteOf(table.redactions);
+const ERROR_CLASS = byteOf(table.errorClasses);
 
 /** The keys from the message down to each place, in the table's order. */
 const PLACE_KEYS = [];
@@ -159,10 +164,10 @@ export class Answer {
     const verdict = this.u8();
     let status;
     let text;
-    if (verdict === 2) {
+    if (verdict === VERDICT.rejected) {
       status = this.u32();
       text = this.str();
-    } else if (verdict === 0) {
+    } else if (verdict === VERDICT.asItCame) {
       text = body;
     } else if (typeof body === "string") {
       text = this.str();
@@ -175,10 +180,9 @@ export class Answer {
     const size = this.u32();
     const kept = this.bytes.slice(this.at, this.at + size);
     this.at += size;
-    return verdict === 2 ? new Rejected(kept, text, status, replies) : new Forwarded(kept, text, replies);
+    return verdict === VERDICT.rejected ? new Rejected(kept, text, status, replies) : new Forwarded(kept, text, replies);
   }
 
-  /** A checked line (src/wire/answer.rs `line`): what to print, what to write, the counts so far. */
   /** What a piece of a capture came to (binding/answer.rs `line`). */
   line() {
     const out = this.str();
@@ -233,15 +237,15 @@ export class Answer {
     const tool = this.opt();
     if (tool !== undefined) record.tool = tool;
     const id = this.u8();
-    if (id === 1) record.requestId = this.f64();
-    else if (id === 2) record.requestId = this.str();
+    if (id === ID.number) record.requestId = this.f64();
+    else if (id === ID.string) record.requestId = this.str();
     const asserted = {};
     for (const name of table.record.clientAsserted) {
       const text = this.opt();
       if (text !== undefined) asserted[name] = text;
     }
     const redacted = this.u8();
-    if (redacted !== 0) asserted.userIntentRedacted = redacted === 2;
+    if (redacted !== REDACTION.unsaid) asserted.userIntentRedacted = redacted === REDACTION.redacted;
     record.clientAsserted = asserted;
     const initiator = this.opt();
     record.hostAttested = initiator === undefined ? {} : { initiator };
@@ -258,7 +262,7 @@ export class Answer {
 
   /** The thrown error the answer stands for. */
   error() {
-    const range = this.u8() === 1;
+    const range = this.u8() === ERROR_CLASS.rangeError;
     const code = table.codes[this.u8()];
     const error = range ? new RangeError(this.str()) : new TypeError(this.str());
     error.code = code;

@@ -4,25 +4,31 @@
 //! report  := valid:u8 diagnostics
 //! changes := count:u32 (action:u8 path:str rule:u8){count}
 //! edits   := count:u32 (target put){count}
-//! target  := place:u8 field:u8 member:u8 name:opt      (255: no field, no member)
-//! put     := 0 | 1 str | 2 bool:u8 | 3 | 4 json:str | 5 input:u8 target
-//!            (remove, text, boolean, empty object, JSON text, copy)
-//! record  := method:str tool:opt id asserted{4}:opt redacted:u8
-//!            initiator:opt witnessed{3}:opt diagnostics
+//! target  := place:u8 field:u8 member:u8 name:opt      (NONE: no field, no member)
+//! put     := Remove | Text str | Bool bool:u8 | Object | Json json:str
+//!            | Copy input:u8 target        (PutKind; Object: an empty one)
+//! command := Help usage:str | Error why:str | Run handle:u32 file:str sanitize:opt
+//!                                          (CommandKind)
+//! record  := method:str tool:opt id asserted{4}:opt redacted:u8 (Redaction)
+//!            initiator:opt witnessed{3}:opt diagnostics valid:u8
 //! diagnostics := count:u32 (code:u8 severity:u8 rule:u8 path:str message:str){count}
-//! id      := 0 | 1 f64 | 2 str                          (none, number, string)
-//! error   := class:u8 code:u8 message:str                (0 TypeError, 1 RangeError)
+//! id      := NoId | Number f64 | String str             (IdKind)
+//! error   := class:u8 code:u8 message:str                (class: ErrorClass)
 //! retry   := flags:u8 cut:u32                            (read the message again so)
-//! outcome := (0 | 1 body:str | 2 status:u32 body:str) replies messages
-//!            (forward the body as it came, forward `body`, reject)
+//! outcome := (AsItCame | Rewritten body:str | Rejected status:u32 body:str)
+//!            replies messages             (VerdictKind)
 //! replies := count:u32 str{count}
 //! messages := size:u32 count:u32 (account:str id:opt (0 | 1 start:u32 tail:u32)){count}
 //!            (size: the bytes after it, so that JS can keep them and read them when asked;
 //!            where the message stands in what goes on: units from its start, units after its end)
-//! line    := out:str sanitized:str counts:f64{5}          (checked lines, or the summary)
+//! line    := out:str sanitized:str counts:f64{6} exit:u8 hint:opt
+//!            (checked lines, or the summary)
 //! opt     := 0 | 1 str
 //! str     := len:u32 utf8[len]
 //! ```
+//!
+//! A choice's first byte is one of the `kinds!` below, which the JS side
+//! reads by name from the table; every other number is as written here.
 
 use crate::audit::{AuditRecord, ClientAsserted, RequestId, Witnessed};
 use crate::diagnostics::{Change, Diagnostic, Report};
@@ -67,46 +73,69 @@ fn places(text: &str, messages: &[Seen], utf16: bool) -> Vec<Option<(usize, usiz
         .collect()
 }
 
-/// How an edit's put is written, by its first byte; the JS table names
-/// them in this order (`puts`).
-#[derive(Clone, Copy, Debug)]
-pub(super) enum PutKind {
-    Remove,
-    Text,
-    Bool,
-    Object,
-    Json,
-    Copy,
+/// Declares what the bytes of one choice in an answer stand for: an enum
+/// whose variants are the bytes 0, 1, ... in order, and, for the
+/// description, `NAMES`, which the JS table carries under `$table` (each
+/// variant's name with a lower-case first letter, e.g. `PutKind::Copy` is
+/// `table.puts` entry `"copy"`). JS reads the byte by that name, so the
+/// two sides cannot disagree on a number.
+macro_rules! kinds {
+    ($(#[$doc:meta])* $name:ident as $table:literal { $($variant:ident),+ $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy)]
+        pub(super) enum $name { $($variant),+ }
+
+        impl $name {
+            /// Where the JS table lists the names, and the names in the order of their bytes.
+            #[cfg(test)]
+            pub(super) const NAMES: (&'static str, &'static [&'static str]) =
+                ($table, &[$(stringify!($variant)),+]);
+        }
+    };
 }
 
-impl PutKind {
-    /// Every kind, in the order of their bytes.
-    #[cfg(test)]
-    pub(super) const ALL: [PutKind; 6] = [
-        PutKind::Remove,
-        PutKind::Text,
-        PutKind::Bool,
-        PutKind::Object,
-        PutKind::Json,
-        PutKind::Copy,
-    ];
+kinds! {
+    /// How an edit's put is written, by its first byte.
+    PutKind as "puts" { Remove, Text, Bool, Object, Json, Copy }
 }
 
-/// What the words of `check` ask for, by the answer's first byte; the JS
-/// table names them in this order (`commands`).
-#[derive(Clone, Copy, Debug)]
-pub(super) enum CommandKind {
-    Help,
-    Error,
-    Run,
+kinds! {
+    /// What the words of `check` ask for, by the answer's first byte.
+    CommandKind as "commands" { Help, Error, Run }
 }
 
-impl CommandKind {
-    /// Every kind, in the order of their bytes.
-    #[cfg(test)]
-    pub(super) const ALL: [CommandKind; 3] =
-        [CommandKind::Help, CommandKind::Error, CommandKind::Run];
+kinds! {
+    /// What a filter does with the body, by the outcome's first byte:
+    /// forward it as it came, forward the text that follows, or reject.
+    VerdictKind as "verdicts" { AsItCame, Rewritten, Rejected }
 }
+
+kinds! {
+    /// What a record's request id is: none, a number (an f64 follows) or a
+    /// string.
+    IdKind as "ids" { NoId, Number, String }
+}
+
+kinds! {
+    /// What a record says of `userIntentRedacted`: nothing, false or true.
+    Redaction as "redactions" { Unsaid, Kept, Redacted }
+}
+
+kinds! {
+    /// The JS class a failure is thrown as.
+    ErrorClass as "errorClasses" { TypeError, RangeError }
+}
+
+/// Every kind an answer's bytes stand for, for the description.
+#[cfg(test)]
+pub(super) const KINDS: [(&str, &[&str]); 6] = [
+    PutKind::NAMES,
+    CommandKind::NAMES,
+    VerdictKind::NAMES,
+    IdKind::NAMES,
+    Redaction::NAMES,
+    ErrorClass::NAMES,
+];
 
 /// The client-asserted texts of a record, by name, in the order an answer
 /// holds them (the JS table lists the names: `record.clientAsserted`).
@@ -227,14 +256,14 @@ impl Answer<'_> {
         self.str(&record.method);
         self.opt(record.tool.as_deref());
         match &record.request_id {
-            None => self.u8(0),
+            None => self.u8(IdKind::NoId as u8),
             Some(RequestId::Number(number)) => {
-                self.u8(1);
+                self.u8(IdKind::Number as u8);
                 self.0
                     .extend_from_slice(&number.as_f64().unwrap_or(f64::NAN).to_le_bytes());
             }
             Some(RequestId::String(id)) => {
-                self.u8(2);
+                self.u8(IdKind::String as u8);
                 self.str(id);
             }
         }
@@ -243,10 +272,10 @@ impl Answer<'_> {
             self.opt(text.as_deref());
         }
         self.u8(match asserted.user_intent_redacted {
-            None => 0,
-            Some(false) => 1,
-            Some(true) => 2,
-        });
+            None => Redaction::Unsaid,
+            Some(false) => Redaction::Kept,
+            Some(true) => Redaction::Redacted,
+        } as u8);
         self.opt(record.host_attested.initiator.as_deref());
         for (_, text) in witnessed_texts(&record.witnessed) {
             self.opt(text.as_deref());
@@ -255,9 +284,12 @@ impl Answer<'_> {
         self.u8(u8::from(record.valid));
     }
 
-    /// A failure, thrown in JS as a `RangeError` (1) or a `TypeError` (0).
+    /// A failure, thrown in JS as a `RangeError` or a `TypeError`.
     pub(super) fn error(&mut self, error: &Error) {
-        self.u8(u8::from(error.kind() == ErrorKind::Range));
+        self.u8(match error.kind() {
+            ErrorKind::Range => ErrorClass::RangeError,
+            ErrorKind::Input => ErrorClass::TypeError,
+        } as u8);
         self.u8(error.code() as u8);
         self.str(&error.to_string());
     }
@@ -274,16 +306,16 @@ impl Answer<'_> {
         match &outcome.verdict {
             Verdict::Forward { body, replies } => {
                 match body {
-                    Cow::Borrowed(_) => self.u8(0),
+                    Cow::Borrowed(_) => self.u8(VerdictKind::AsItCame as u8),
                     Cow::Owned(body) => {
-                        self.u8(1);
+                        self.u8(VerdictKind::Rewritten as u8);
                         self.str(body);
                     }
                 }
                 self.strs(replies);
             }
             Verdict::Reject { status, body } => {
-                self.u8(2);
+                self.u8(VerdictKind::Rejected as u8);
                 self.u32(u32::from(*status));
                 self.str(body);
                 self.strs(&[]);

@@ -7,7 +7,7 @@
 //! table.mjs); a test fails when the file is stale (`make describe` writes
 //! it anew). It is compiled for that test alone: the `.wasm` holds none of it.
 
-use super::answer::{CommandKind, PutKind, asserted_texts, witnessed_texts};
+use super::answer::{KINDS, asserted_texts, witnessed_texts};
 use super::tape::{RECORD, UNFINISHED, WHAT, WHOLE};
 use super::{BODY, ERROR, MALFORMED, NONE, Op, RECORDS, RETRY, STRINGS, VALUES, first_read};
 use crate::audit::{AuditContext, ClientAsserted, Witnessed};
@@ -58,7 +58,7 @@ fn description() -> Value {
     .map(|group| (format!("{group:?}"), group.bit()))
     .into_iter()
     .collect();
-    json!({
+    let mut table = json!({
         "ops": ops().zip(0..).collect::<BTreeMap<_, u8>>(),
         "firstRead": ops().zip(Op::ALL.iter().map(|op| first_read(*op))).collect::<BTreeMap<_, u8>>(),
         "flags": { "FIELDS": FIELDS, "WHOLE": WHOLE },
@@ -72,8 +72,6 @@ fn description() -> Value {
         },
         "areas": { "records": RECORDS, "strings": STRINGS, "values": VALUES, "body": BODY },
         "none": { "field": NONE },
-        "puts": PutKind::ALL.map(|kind| format!("{kind:?}").to_lowercase()),
-        "commands": CommandKind::ALL.map(|kind| format!("{kind:?}").to_lowercase()),
         "counts": crate::wire::Counts::default().reported().map(|(name, _)| name),
         "record": {
             "clientAsserted": names(asserted_texts(&ClientAsserted::default())),
@@ -107,6 +105,19 @@ fn description() -> Value {
             "members": field.members.iter().map(|member| member.name).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
         "message": node(&MESSAGE),
+    });
+    // What the bytes of each choice in an answer stand for (answer.rs `kinds!`).
+    for (name, kinds) in KINDS {
+        table[name] = kinds.iter().map(|kind| lower_first(kind)).collect();
+    }
+    table
+}
+
+/// `AsItCame` as JS names it: `asItCame`.
+fn lower_first(name: &str) -> String {
+    let mut chars = name.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_ascii_lowercase().to_string() + chars.as_str()
     })
 }
 
@@ -145,20 +156,6 @@ mod tests {
     /// `MCP_PROVENANCE_BLESS` set (`make describe`), it is written anew.
     #[test]
     fn the_checked_in_description_is_current() {
-        use super::{CommandKind, PutKind};
-        // The names are listed in the order of the bytes they stand for.
-        assert!(
-            PutKind::ALL
-                .iter()
-                .enumerate()
-                .all(|(at, kind)| *kind as usize == at)
-        );
-        assert!(
-            CommandKind::ALL
-                .iter()
-                .enumerate()
-                .all(|(at, kind)| *kind as usize == at)
-        );
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/binding/table.json");
         let described = serde_json::to_string_pretty(&super::description()).expect("JSON") + "\n";
         if std::env::var_os("MCP_PROVENANCE_BLESS").is_some() {
