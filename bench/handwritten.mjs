@@ -224,7 +224,11 @@ function checkRequest(message, out) {
         `a bare \`_meta.${name}\` is not SEP-2817's convention; put \`${name}\` inside the envelope`));
     }
   }
-  const ui = own(meta, UI);
+  checkUi(own(meta, UI), out);
+  checkCorrelation(meta, envelope, out);
+}
+
+function checkUi(ui, out) {
   if (ui === undefined) return;
   const path = UI_PATH;
   if (!isObject(ui)) return out.push(invalidType("the ui entry", "an object", ui, "UI-7", path));
@@ -232,6 +236,67 @@ function checkRequest(message, out) {
   if (initiator === undefined || INITIATORS.has(initiator)) return;
   if (typeof initiator === "string") out.push(diagnostic("unknown-initiator", "warning", "UI-7", join(path, "initiator"), 'initiator is not one of "app", "model", "user", "host"'));
   else out.push(invalidType("`initiator`", "a string", initiator, "UI-7", join(path, "initiator")));
+}
+
+// Correlation ids (COR-2..COR-5): the known `_meta` keys, [key, member, kind].
+const SOURCES = [
+  ["vscode.conversationId", undefined, "conversation"], ["vscode.requestId", undefined, "request"],
+  ["openai/session", undefined, "conversation"], ["openai/subject", undefined, "user"], ["openai/organization", undefined, "organization"],
+  ["x-codex-turn-metadata", "session_id", "conversation"], ["x-codex-turn-metadata", "turn_id", "turn"],
+];
+const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(.*)$/s;
+const ALL_ZEROS = /^0+$/;
+const corWarning = (code, rule, path, message) => diagnostic(code, "warning", rule, path, message);
+const bytes = (text) => { let n = 0; for (const c of text) n += utf8(c); return n; };
+
+function checkCorrelation(meta, envelope, out) {
+  const ids = [];
+  const keep = (kind, value, path) => {
+    if (ids.some(([k, v]) => k === kind && v !== value)) {
+      out.push(corWarning("correlation-conflict", "COR-5", path, `a \`${kind}\` id that differs from another source's; both are kept, each with its source`));
+    }
+    ids.push([kind, value]);
+  };
+  const turnId = isObject(envelope) ? own(envelope, "turnId") : undefined;
+  if (typeof turnId === "string") ids.push(["turn", Array.from(turnId, neutral).join("")]);
+  const traceparent = own(meta, "traceparent");
+  if (traceparent !== undefined) {
+    const path = "/params/_meta/traceparent";
+    const [, version, trace, parent, flags, rest] = (typeof traceparent === "string" && TRACEPARENT.exec(traceparent)) || [];
+    const versioned = version === "00" ? rest === "" : version !== "ff" && (rest === "" || rest?.[0] === "-");
+    if (version !== undefined && versioned && !ALL_ZEROS.test(trace) && !ALL_ZEROS.test(parent)) {
+      keep("trace", trace, path);
+      keep("parentSpan", parent, path);
+      keep("traceFlags", flags, path);
+    } else {
+      out.push(corWarning("invalid-traceparent", "COR-4", path, "`traceparent` is not W3C Trace Context (version-traceid-parentid-flags in lower-case hex, neither id all zeros); it is ignored"));
+    }
+  }
+  for (const [key, member, kind] of SOURCES) {
+    const value = own(meta, key);
+    if (value === undefined) continue;
+    const at = join("/params/_meta", key);
+    if (member === undefined) checkId(value, kind, at, keep, out);
+    else if (isObject(value)) checkId(own(value, member), kind, join(at, member), keep, out);
+    else if (!out.some((d) => d.path === at)) {
+      out.push(corWarning("invalid-correlation", "COR-3", at, `an entry holding correlation ids must be an object, not ${typeName(value)}; none is kept`));
+    }
+  }
+}
+
+function checkId(value, kind, path, keep, out) {
+  if (value === undefined) return;
+  if (typeof value !== "string" || value === "") {
+    const what = value === "" ? "an empty string" : typeName(value);
+    return out.push(corWarning("invalid-correlation", "COR-3", path, `a correlation id must be a non-empty string, not ${what}; it is not kept`));
+  }
+  if (!value.isWellFormed()) {
+    return out.push(corWarning("lone-surrogate", "COR-3", path, "a correlation id holds a lone UTF-16 surrogate, which reads as U+FFFD and so names no one id; it is not kept"));
+  }
+  if (bytes(value) > 256) return out.push(corWarning("over-limit", "COR-3", path, "a correlation id must be at most 256 bytes long; it is not kept"));
+  if (CONTROL.test(value)) out.push(corWarning("control-character", "COR-3", path, "a correlation id holds line breaks, control or bidi characters; it is kept with them replaced"));
+  else if (INVISIBLE.test(value)) out.push(corWarning("invisible-character", "COR-3", path, "a correlation id holds invisible characters; it is kept with them replaced"));
+  keep(kind, Array.from(value, neutral).join(""), path);
 }
 
 function checkResponse(message, out) {

@@ -246,6 +246,16 @@ export class Answer {
     }
     const redacted = this.u8();
     if (redacted !== REDACTION.unsaid) asserted.userIntentRedacted = redacted === REDACTION.redacted;
+    const ids = this.u32();
+    if (ids > 0) {
+      asserted.correlation = [];
+      for (let n = ids; n > 0; n--) {
+        const id = { kind: table.correlation.kinds[this.u8()], value: this.str(), key: this.str() };
+        const member = this.opt();
+        if (member !== undefined) id.member = member;
+        asserted.correlation.push(id);
+      }
+    }
     record.clientAsserted = asserted;
     const initiator = this.opt();
     record.hostAttested = initiator === undefined ? {} : { initiator };

@@ -10,6 +10,7 @@
 //! command := Help usage:str | Error why:str | Run handle:u32 file:str sanitize:opt
 //!                                          (CommandKind)
 //! record  := method:str tool:opt id asserted{4}:opt redacted:u8 (Redaction)
+//!            count:u32 (kind:u8 value:str key:str member:opt){count}  (correlation)
 //!            initiator:opt witnessed{3}:opt diagnostics valid:u8
 //! diagnostics := count:u32 (code:u8 severity:u8 rule:u8 path:str message:str){count}
 //! id      := NoId | Number f64 | String str             (IdKind)
@@ -276,6 +277,13 @@ impl Answer<'_> {
             Some(false) => Redaction::Kept,
             Some(true) => Redaction::Redacted,
         } as u8);
+        self.u32(u32::try_from(asserted.correlation.len()).unwrap_or(u32::MAX));
+        for id in &asserted.correlation {
+            self.u8(id.kind as u8);
+            self.str(&id.value);
+            self.str(&id.key);
+            self.opt(id.member.as_deref());
+        }
         self.opt(record.host_attested.initiator.as_deref());
         for (_, text) in witnessed_texts(&record.witnessed) {
             self.opt(text.as_deref());

@@ -11,6 +11,7 @@ use super::answer::{KINDS, asserted_texts, witnessed_texts};
 use super::tape::{RECORD, UNFINISHED, WHAT, WHOLE};
 use super::{BODY, ERROR, MALFORMED, NONE, Op, RECORDS, RETRY, STRINGS, VALUES, first_read};
 use crate::audit::{AuditContext, ClientAsserted, Witnessed};
+use crate::correlation::{self, CorrelationKind};
 use crate::diagnostics::{Action, Code, Rule, Severity};
 use crate::initiator::VIEW_REQUESTS;
 use crate::json::compact;
@@ -98,6 +99,11 @@ fn description() -> Value {
         "codes": strs(Code::ALL, Code::as_str),
         "severities": strs(Severity::ALL, Severity::as_str),
         "actions": strs(Action::ALL, Action::as_str),
+        "correlation": {
+            "kinds": strs(CorrelationKind::ALL, CorrelationKind::as_str),
+            "keys": correlation::known_keys(),
+            "option": correlation::OPTION,
+        },
         "viewRequests": VIEW_REQUESTS,
         "keys": { "invocation": AI_INVOCATION_KEY, "ui": UI_KEY },
         "envelope": ENVELOPE.values().map(|field| json!({
@@ -139,6 +145,7 @@ fn node(node: &Node) -> Value {
         Key::Field(field) => json!(field.name()),
         Key::Invocation => json!({ "configured": "invocation" }),
         Key::Ui => json!({ "configured": "ui" }),
+        Key::Others => json!({ "others": true }),
     };
     json!({
         "place": node.place as u8,

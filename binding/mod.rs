@@ -287,9 +287,12 @@ pub(crate) fn cut(policy: &Policy) -> u32 {
     ]
     .into_iter()
     .map(|limit| limit as usize)
+    // A correlation id past its limit must stay past it when cut, and be
+    // refused, never kept short.
     .chain([
         crate::path::MAX_SEGMENT_BYTES,
         audit::MAX_RECORDED_NAME_BYTES,
+        crate::correlation::MAX_ID_BYTES,
     ])
     .max()
     .unwrap_or(audit::MAX_RECORDED_NAME_BYTES);
@@ -335,7 +338,12 @@ fn validate_op(tape: &mut Tape) -> Result<Reply, Fault> {
         let mut request = Message::empty();
         tape.message(&mut request, &keys)?;
         let request = Some(&request).filter(|request| request.get(Place::Root).is_present());
-        Ok(Reply::Report(validate::check(&message, request, &keys)))
+        Ok(Reply::Report(validate::check(
+            &message,
+            request,
+            &keys,
+            &[],
+        )))
     };
     match read(tape) {
         Ok(reply) => Ok(reply),

@@ -380,7 +380,11 @@ impl<'a> Tape<'a> {
                         envelope.others + envelope.fields.values().map(|f| f.others).sum::<usize>();
                     self.typed_unknown |= self.header.flags & WHOLE == 0 && unknown > 0;
                 }
-                _ => {
+                Read::Others => {
+                    let (slot, _) = self.others(at)?;
+                    view.set(node.place, slot);
+                }
+                Read::Scalar | Read::Object => {
                     let slot = self.value(at)?;
                     view.set(node.place, slot);
                 }

@@ -21,6 +21,7 @@ const {
 const { records: RECORDS, strings: STRINGS, values: VALUES, body: BODY } = table.areas;
 const WHAT = Object.fromEntries(table.what.map((name, index) => [name, index]));
 const KEY_OPTIONS = table.keyOptions;
+const CORRELATION_OPTION = table.correlation.option;
 /** No field, no member: a place's own value. */
 const NONE = table.none.field;
 /** How much of a member name too long to read names it in a pointer. */
@@ -57,6 +58,11 @@ function cutAt(text, cut) {
 function isPlain(value) {
   const prototype = Object.getPrototypeOf(value);
   return prototype === Object.prototype || prototype === null || Object.getPrototypeOf(prototype) === null;
+}
+
+/** Whether `value` is a plain object (not an array). */
+function isObject(value) {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && isPlain(value);
 }
 
 /** A value of the same JSON type as `value`, for one that only its type is read of: a string or an array is empty. */
@@ -406,12 +412,16 @@ export class Writer {
     return this.start(tag);
   }
 
-  /** The members of `object` outside `known`: an ABSENT record when there are none; else by type, or whole with WHOLE. */
-  others(object, known, flags) {
+  /**
+   * The members of `object` outside `known` (only those of `wanted`, when
+   * given): an ABSENT record when there are none; else by type, or whole
+   * with WHOLE.
+   */
+  others(object, known, flags, wanted) {
     let at = -1;
     let count = 0;
-    for (const name in object) {
-      if (known.includes(name)) continue;
+    for (const name of wanted ?? Object.keys(object)) {
+      if (known.includes(name) || (wanted !== undefined && !Object.hasOwn(object, name))) continue;
       if (at < 0) at = this.open(OBJECT_WHOLE);
       const item = this.member(object, name);
       if (item === undefined) continue;
@@ -604,6 +614,8 @@ export class Writer {
         const item = this.member(value, name);
         if (item === undefined) continue;
         if (keys !== undefined && KEY_OPTIONS.includes(name) && typeof item === "string") keys[name] = item;
+        // A policy's correlation keys: the members of `_meta` to read beside the known ones.
+        if (keys !== undefined && name === CORRELATION_OPTION && isObject(item)) keys[name] = Object.keys(item);
         const itemRead = this.compact(item);
         if (read !== undefined) put(read, name, itemRead);
         count++;

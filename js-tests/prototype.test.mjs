@@ -106,6 +106,7 @@ describe("the prototype, as the gateway forwards by default", () => {
           invocationReason: row.invocation_reason ?? undefined,
           userIntent: row.user_intent ?? undefined,
           userIntentRedacted: row.user_intent_redacted === null ? undefined : Boolean(row.user_intent_redacted),
+          correlation: row.correlation === null ? undefined : JSON.parse(row.correlation),
         },
         hostAttested: { initiator: row.initiator ?? undefined },
         // The gateway logs an initialize as it forwards it, before the server has named its session.

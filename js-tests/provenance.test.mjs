@@ -17,7 +17,7 @@ test("every function reads and writes the configured keys, with the configured p
   assert.deepEqual(mp.stampInitiator(request).params._meta[UI], { initiator: "app" });
   assert.deepEqual(mp.clearInitiator(request).params._meta[UI], {});
   assert.deepEqual(mp.sanitize(request).message.params._meta[KEY].userIntent, { redacted: true });
-  assert.deepEqual(mp.auditRecord(request, { sessionId: "s" }).clientAsserted, { turnId: "t-1", userIntentRedacted: true });
+  assert.deepEqual(mp.auditRecord(request, { sessionId: "s" }).clientAsserted, { turnId: "t-1", userIntentRedacted: true, correlation: [{ kind: "turn", value: "t-1", key: KEY, member: "turnId" }] });
   assert.deepEqual(mp.echoTurnId(request, { jsonrpc: "2.0", id: 1, result: {} }).result, { _meta: { [KEY]: { turnId: "t-1" } } });
   const bare = { method: "tools/call", params: { name: "q", arguments: { user_query: "rows" } } };
   assert.deepEqual(mp.liftLegacyArguments(bare).params._meta[KEY], { userIntent: { text: "rows" } });
@@ -31,7 +31,7 @@ test("every function reads and writes the configured keys, with the configured p
 
 test("a call's own options merge over the bound ones", () => {
   assert.deepEqual(mp.sanitize(request, { userIntent: "keep" }).message.params._meta[KEY].userIntent, { text: "hi" });
-  assert.deepEqual(mp.auditRecord(request, { policy: { maxTurnIdBytes: 16, userIntent: "keep" } }).clientAsserted, { turnId: "t-1", userIntent: "hi", userIntentRedacted: false });
+  assert.deepEqual(mp.auditRecord(request, { policy: { maxTurnIdBytes: 16, userIntent: "keep" } }).clientAsserted, { turnId: "t-1", userIntent: "hi", userIntentRedacted: false, correlation: [{ kind: "turn", value: "t-1", key: KEY, member: "turnId" }] });
   const response = { jsonrpc: "2.0", id: 1, result: { _meta: { [KEY]: { turnId: "other" } } } };
   assert.deepEqual(mp.validate(response, { request }).diagnostics.map((d) => d.code), ["turn-id-mismatch"]);
 });

@@ -43,7 +43,8 @@ test("SDK 1.x over InMemoryTransport: attached by the client, audited and echoed
 
   assert.deepEqual(result._meta, { [KEY]: { turnId: "turn-1" } });
   const call = records.find((r) => r.method === "tools/call");
-  assert.deepEqual(call.clientAsserted, { turnId: "turn-1", model: "example-model", invocationReason: "asked", userIntent: "count  INFO forged", userIntentRedacted: true });
+  assert.deepEqual(call.clientAsserted, { turnId: "turn-1", model: "example-model", invocationReason: "asked", userIntent: "count  INFO forged", userIntentRedacted: true,
+    correlation: [{ kind: "turn", value: "turn-1", key: KEY, member: "turnId" }] });
   assert.equal(call.tool, "count");
   assert.deepEqual(records.map((r) => r.method), ["initialize", "notifications/initialized", "tools/call"]);
   // SDK 1.x handlers still see the key as it came; the audit saw it before them.

@@ -6,6 +6,7 @@ use serde_json::Number;
 #[cfg(feature = "value")]
 use serde_json::Value;
 
+use crate::correlation::{self, Correlation};
 use crate::diagnostics::{Diagnostic, Severity};
 use crate::error::Error;
 use crate::initiator;
@@ -18,7 +19,8 @@ use crate::sanitize::Cleaned;
 use crate::schema::{EnvelopeField, FIELDS, Group, Place, Reads};
 
 /// What an audit record reads of a request: what `validate` does of one, and its names.
-pub(crate) const READS: Reads = FIELDS | Group::Names.bit() | Group::Ui.bit() | Group::Bare.bit();
+pub(crate) const READS: Reads =
+    FIELDS | Group::Names.bit() | Group::Ui.bit() | Group::Bare.bit() | Group::Correlation.bit();
 use crate::text;
 use crate::view::{Envelope, Message};
 
@@ -136,6 +138,12 @@ pub struct ClientAsserted {
     /// or removed its text; absent when the request carried no `userIntent`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub user_intent_redacted: Option<bool>,
+    /// The request's correlation ids (COR-1..COR-5): the envelope's
+    /// `turnId`, `traceparent`'s trace, and the ids today's clients send
+    /// under their own keys, each labelled with its source; absent when
+    /// there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub correlation: Vec<Correlation>,
 }
 
 /// What the MCP Apps Host attests: asserted, not verified (UI-6).
@@ -254,8 +262,9 @@ pub fn audit_record(request: &Value, context: &AuditContext) -> Result<AuditReco
 
 /// `audit_record` on a view; the policy is checked by the caller.
 pub(crate) fn record(request: &Message, context: &AuditContext) -> Result<AuditRecord, Error> {
-    let keys = context.policy.as_ref().map(|policy| &policy.keys);
-    let diagnostics = crate::validate::check(request, None, keys.unwrap_or(&Default::default()));
+    let default_policy = Policy::default();
+    let policy = context.policy.as_ref().unwrap_or(&default_policy);
+    let diagnostics = crate::validate::check(request, None, &policy.keys, &policy.correlation_keys);
     record_with(request, context, diagnostics.diagnostics)
 }
 
@@ -268,10 +277,13 @@ pub(crate) fn record_with(
     let default_policy = Policy::default();
     let policy = context.policy.as_ref().unwrap_or(&default_policy);
     message::request(request)?;
-    let client_asserted = match request.envelope.value {
+    let mut client_asserted = match request.envelope.value {
         Slot::Absent => ClientAsserted::default(),
         _ => client_asserted(&request.envelope, policy),
     };
+    let turn = client_asserted.turn_id.as_deref();
+    client_asserted.correlation =
+        correlation::ids(request, &policy.keys, turn, &policy.correlation_keys).ids;
     let method = request.get(Place::Method).str().unwrap_or_default();
     let tool = request
         .get(Place::Tool)
@@ -317,6 +329,7 @@ fn client_asserted(envelope: &Envelope, policy: &Policy) -> ClientAsserted {
         invocation_reason: text(EnvelopeField::InvocationReason),
         user_intent: text(EnvelopeField::UserIntent),
         user_intent_redacted,
+        correlation: Vec::new(),
     }
 }
 

@@ -44,6 +44,7 @@ macro_rules! string_enum {
         }
     };
 }
+pub(crate) use string_enum;
 
 string_enum! {
     /// A rule of `docs/rules.md`, by its stable ID.
@@ -54,7 +55,7 @@ string_enum! {
     /// use mcp_provenance::Rule;
     ///
     /// assert_eq!(Rule::Ai13.as_str(), "AI-13");
-    /// assert_eq!(Rule::ALL.len(), 38);
+    /// assert_eq!(Rule::ALL.len(), 43);
     /// ```
     pub enum Rule {
         /// `validate` takes any value and reports what is not a JSON-RPC message.
@@ -121,6 +122,16 @@ string_enum! {
         Ui8 => "UI-8",
         /// Invisible characters that carry no meaning are reported and replaced.
         Txt1 => "TXT-1",
+        /// Correlation ids are the client's word, kept labelled with their source.
+        Cor1 => "COR-1",
+        /// Correlation ids are read from a table of known `_meta` keys, and a policy's own.
+        Cor2 => "COR-2",
+        /// A correlation id is a non-empty string within 256 bytes, neutralized.
+        Cor3 => "COR-3",
+        /// `traceparent` is W3C Trace Context; an invalid one is ignored.
+        Cor4 => "COR-4",
+        /// Sources that disagree on an id are all kept, and the disagreement reported.
+        Cor5 => "COR-5",
         /// A filter forwards what came, byte for byte, but for what a rule changed.
         Wire1 => "WIRE-1",
         /// A body is strict JSON text; each message a request, notification or response.
@@ -229,6 +240,13 @@ string_enum! {
         /// without `'wasm-unsafe-eval'`, or a runtime without WebAssembly
         /// (error; only the JS package meets it).
         WasmUnavailable => "wasm-unavailable",
+        /// A correlation id is not a non-empty string (diagnostic, COR-3).
+        InvalidCorrelation => "invalid-correlation",
+        /// A `traceparent` is not W3C Trace Context (diagnostic, COR-4).
+        InvalidTraceparent => "invalid-traceparent",
+        /// Two sources give one kind of correlation id different values
+        /// (diagnostic, COR-5).
+        CorrelationConflict => "correlation-conflict",
     }
 }
 
@@ -289,6 +307,9 @@ impl Rule {
             Rule::Ui1 | Rule::Ui2 | Rule::Ui3 | Rule::Ui4 | Rule::Ui5 | Rule::Ui6 => Must,
             Rule::Ui7 | Rule::Ui8 => Should,
             Rule::Txt1 => Should,
+            Rule::Cor1 | Rule::Cor2 => Must,
+            Rule::Cor3 | Rule::Cor4 => Should,
+            Rule::Cor5 => May,
             Rule::Wire1 | Rule::Wire2 | Rule::Wire3 | Rule::Wire4 | Rule::Wire5 | Rule::Wire6 => {
                 Must
             }

@@ -70,10 +70,16 @@ fn shaped(text: &str, first: fn(&u8) -> bool, inside: fn(&u8) -> bool) -> Option
     Some(first(head) && tail.is_ascii_alphanumeric() && bytes.iter().all(inside))
 }
 
-/// Whether `key` claims MCP's own namespace (KEY-2): its prefix's second label
-/// is `modelcontextprotocol` or `mcp`, compared without regard to ASCII case
-/// (domain labels are case-insensitive). Says nothing about well-formedness;
-/// ask [`is_valid_meta_key`] for that.
+/// The unprefixed keys the MCP specification (2026-07-28, SEP-414) reserves
+/// for W3C Trace Context and Baggage.
+pub(crate) const TRACE_CONTEXT_KEYS: [&str; 3] = ["traceparent", "tracestate", "baggage"];
+
+/// Whether `key` is reserved for MCP (KEY-2): its prefix's second label is
+/// `modelcontextprotocol` or `mcp`, compared without regard to ASCII case
+/// (domain labels are case-insensitive), or it is one of the trace context
+/// keys `traceparent`, `tracestate` and `baggage`, which the specification
+/// reserves without a prefix. Says nothing about well-formedness; ask
+/// [`is_valid_meta_key`] for that.
 ///
 /// # Examples
 ///
@@ -82,15 +88,19 @@ fn shaped(text: &str, first: fn(&u8) -> bool, inside: fn(&u8) -> bool) -> Option
 ///
 /// assert!(is_reserved_meta_key("io.modelcontextprotocol/aiInvocation"));
 /// assert!(is_reserved_meta_key("com.mcp.tools/x"));
+/// assert!(is_reserved_meta_key("traceparent"));
 /// assert!(!is_reserved_meta_key("com.example.mcp/x")); // `mcp` is the third label
 /// assert!(!is_reserved_meta_key("turnId"));            // no prefix at all
 /// ```
 pub fn is_reserved_meta_key(key: &str) -> bool {
-    key.split_once('/')
-        .and_then(|(prefix, _)| prefix.split('.').nth(1))
-        .is_some_and(|label| {
-            label.eq_ignore_ascii_case("modelcontextprotocol") || label.eq_ignore_ascii_case("mcp")
-        })
+    TRACE_CONTEXT_KEYS.contains(&key)
+        || key
+            .split_once('/')
+            .and_then(|(prefix, _)| prefix.split('.').nth(1))
+            .is_some_and(|label| {
+                label.eq_ignore_ascii_case("modelcontextprotocol")
+                    || label.eq_ignore_ascii_case("mcp")
+            })
 }
 
 /// Which `_meta` keys carry the two entries (KEY-3). `None` means the default:

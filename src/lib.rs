@@ -38,6 +38,7 @@
 // With the `value` feature (on by default), each rule has its public form on
 // `serde_json::Value`: it builds a view, runs the rule, and applies the edits.
 mod audit;
+mod correlation;
 mod diagnostics;
 mod echo;
 mod edit;
@@ -67,6 +68,7 @@ mod wire;
 #[cfg_attr(docsrs, doc(cfg(feature = "value")))]
 pub use audit::audit_record;
 pub use audit::{AuditContext, AuditRecord, ClientAsserted, HostAttested, RequestId, Witnessed};
+pub use correlation::{Correlation, CorrelationKind, CorrelationSource, KNOWN_CORRELATION_SOURCES};
 pub use diagnostics::{Action, Change, Code, Diagnostic, Level, Report, Rule, Severity};
 #[cfg(feature = "value")]
 #[cfg_attr(docsrs, doc(cfg(feature = "value")))]

@@ -73,7 +73,10 @@ impl<'a> Path<'a> {
                 Segment::Root => {}
                 Segment::Place(place, keys) => {
                     for key in schema::keys_to(place) {
-                        push_name(&mut out, key_name(*key, keys));
+                        // The others of an object stand where the object does.
+                        if *key != Key::Others {
+                            push_name(&mut out, key_name(*key, keys));
+                        }
                     }
                 }
                 Segment::Name(name) => push_name(&mut out, name),
@@ -90,7 +93,7 @@ impl<'a> Path<'a> {
 /// The member name a key of the table stands for, under the keys in force.
 pub(crate) fn key_name(key: Key, keys: &KeyOptions) -> &str {
     match key {
-        Key::Root => "",
+        Key::Root | Key::Others => "",
         Key::Name(name) => name,
         Key::Field(field) => field.name(),
         Key::Invocation => keys.invocation_key(),

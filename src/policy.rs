@@ -1,9 +1,12 @@
 //! What `sanitize` keeps, and how much of it.
 
+use crate::correlation::{CorrelationKind, KNOWN_CORRELATION_SOURCES, MAX_POLICY_KEYS};
 use crate::diagnostics::Code;
 use crate::error::Error;
-use crate::keys::KeyOptions;
+use crate::json::Slot;
+use crate::keys::{KeyOptions, is_reserved_meta_key, is_valid_meta_key};
 use crate::options::{Options, Read};
+use crate::schema::EnvelopeField;
 
 /// The range of every per-field limit, in UTF-8 bytes.
 const FIELD_LIMITS: (u32, u32) = (16, 1_048_576);
@@ -88,6 +91,12 @@ pub struct Policy {
     pub invocation_reason: FieldPolicy,
     /// What to do with fields the envelope does not define (AI-8); default drop.
     pub unknown_fields: FieldPolicy,
+    /// `_meta` keys an audit record reads correlation ids from, beside the
+    /// known ones (COR-2), sorted by key (`correlationKeys`: an object of
+    /// keys to kinds). Each is a valid vendor key, read by no other rule,
+    /// of a kind a client names: not `trace`, `parentSpan` or `traceFlags`,
+    /// which come from `traceparent` alone. At most 64.
+    pub correlation_keys: Vec<(String, CorrelationKind)>,
 }
 
 impl Default for Policy {
@@ -103,6 +112,7 @@ impl Default for Policy {
             model: FieldPolicy::Keep,
             invocation_reason: FieldPolicy::Keep,
             unknown_fields: FieldPolicy::Drop,
+            correlation_keys: Vec::new(),
         }
     }
 }
@@ -156,8 +166,88 @@ impl Policy {
                 ));
             }
         }
+        self.check_correlation_keys()
+    }
+
+    /// Checks `correlation_keys` (COR-2): each a valid key of no one else's,
+    /// of a kind a client names, at most 64. Messages never quote a key.
+    fn check_correlation_keys(&self) -> Result<(), Error> {
+        let invalid = |why: &str| {
+            Error::new(
+                Code::InvalidOption,
+                format!("policy `correlationKeys` {why}"),
+            )
+        };
+        if self.correlation_keys.len() > MAX_POLICY_KEYS {
+            return Err(invalid("may name at most 64 keys"));
+        }
+        let read_already = |key: &str| {
+            KNOWN_CORRELATION_SOURCES
+                .iter()
+                .any(|source| source.key == key)
+                || EnvelopeField::ALL.iter().any(|field| field.name() == key)
+                || [self.keys.invocation_key(), self.keys.ui_key()].contains(&key)
+        };
+        for (key, kind) in &self.correlation_keys {
+            if !is_valid_meta_key(key) {
+                return Err(Error::new(
+                    Code::InvalidKey,
+                    "policy `correlationKeys` names a key that is not a valid _meta key name: expected [prefix/]name",
+                ));
+            }
+            if is_reserved_meta_key(key) {
+                return Err(Error::new(
+                    Code::ReservedKey,
+                    "policy `correlationKeys` names a key reserved for MCP; use a vendor-owned key",
+                ));
+            }
+            if read_already(key) {
+                return Err(invalid(
+                    "names a key another rule reads already (a known correlation key, an entry's key or a bare envelope field)",
+                ));
+            }
+            if matches!(
+                kind,
+                CorrelationKind::Trace | CorrelationKind::ParentSpan | CorrelationKind::TraceFlags
+            ) {
+                return Err(invalid(
+                    "gives a kind only `traceparent` holds; a key's kind is conversation, turn, request, user or organization",
+                ));
+            }
+        }
         Ok(())
     }
+}
+
+/// `correlationKeys`: an object of `_meta` keys to kinds, sorted by key.
+fn correlation_keys(value: Slot) -> Result<Vec<(String, CorrelationKind)>, Error> {
+    let wrong = || {
+        Error::new(
+            Code::InvalidOption,
+            "policy `correlationKeys` must be an object of `_meta` keys to kinds: conversation, turn, request, user or organization",
+        )
+    };
+    let Slot::Object(members) = value else {
+        return match value {
+            Slot::Absent => Ok(Vec::new()),
+            _ => Err(wrong()),
+        };
+    };
+    let mut keys = members
+        .members()
+        .map(|(key, kind)| {
+            let kind = CorrelationKind::ALL
+                .iter()
+                .find(|known| Some(known.as_str()) == kind.str());
+            kind.map(|kind| (key, *kind)).ok_or_else(wrong)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    // In one order whatever order the options came in (a JS object's, or serde_json's).
+    crate::view::sort_by_name(&mut keys);
+    Ok(keys
+        .into_iter()
+        .map(|(key, kind)| (key.to_owned(), kind))
+        .collect())
 }
 
 impl Read for Policy {
@@ -174,6 +264,7 @@ impl Read for Policy {
         "model",
         "invocationReason",
         "unknownFields",
+        crate::correlation::OPTION,
     ];
 
     /// Reads and checks a policy from its options.
@@ -217,6 +308,7 @@ impl Read for Policy {
             unknown_fields: options
                 .choice("unknownFields", &keep_drop)?
                 .unwrap_or(default.unknown_fields),
+            correlation_keys: correlation_keys(options.get(crate::correlation::OPTION))?,
         };
         policy.check()?;
         Ok(policy)

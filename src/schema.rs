@@ -272,6 +272,9 @@ pub(crate) enum Place {
     BareModel,
     BareIntent,
     BareTurnId,
+    /// The members of `params._meta` no other place names, read whole:
+    /// where correlation ids are (COR-2). Natively, `_meta` itself.
+    MetaOthers,
     /// `params.arguments`, read only to lift legacy arguments (AI-17).
     Arguments,
     /// `params.arguments.user_query`.
@@ -305,6 +308,9 @@ pub(crate) enum Key {
     Invocation,
     /// The configured `ui` key (KEY-3).
     Ui,
+    /// No one name: the members of the parent that its other children do
+    /// not name ([`Read::Others`]).
+    Others,
 }
 
 /// How much of a place's value is read.
@@ -317,6 +323,10 @@ pub(crate) enum Read {
     /// An envelope: its type, and, as the call plans, the fields of
     /// [`ENVELOPE`] and the members they define, and its other members.
     Envelope,
+    /// The members of the parent that its other children do not name,
+    /// whole, as an object of them (the parent itself, where a binding
+    /// reads nothing twice by reading it whole).
+    Others,
 }
 
 /// Which calls read a place (and the places under it): every call, or only
@@ -336,6 +346,8 @@ pub(crate) enum Group {
     Ui,
     /// The bare keys of `_meta` (AI-9).
     Bare,
+    /// The other members of `_meta`, for correlation ids (COR-2).
+    Correlation,
 }
 
 impl Group {
@@ -348,6 +360,7 @@ impl Group {
             Group::Response => 16,
             Group::Ui => 32,
             Group::Bare => 64,
+            Group::Correlation => 128,
         }
     }
 }
@@ -361,7 +374,7 @@ pub(crate) type Reads = u8;
 pub(crate) const FIELDS: Reads = 1;
 
 /// The most children a place has.
-pub(crate) const MAX_CHILDREN: usize = 6;
+pub(crate) const MAX_CHILDREN: usize = 7;
 
 /// One place in the tree of a message.
 #[derive(Debug)]
@@ -473,6 +486,11 @@ pub(crate) const MESSAGE: Node = Node {
                                 Key::Field(EnvelopeField::TurnId),
                                 Read::Scalar,
                             ),
+                        ),
+                        // Last: JS writes it once the places it leaves out are read.
+                        grouped(
+                            Group::Correlation,
+                            leaf(Place::MetaOthers, Key::Others, Read::Others),
                         ),
                     ],
                 },

@@ -3,6 +3,7 @@
 #[cfg(feature = "value")]
 use serde_json::Value;
 
+use crate::correlation::{self, CorrelationKind};
 use crate::diagnostics::{Action, Code, Diagnostic, Report, Rule};
 use crate::echo;
 use crate::error::Error;
@@ -14,10 +15,11 @@ use crate::path::Path;
 use crate::policy::Policy;
 use crate::sanitize::Cleaned;
 use crate::schema::{ENVELOPE, FIELDS, Group, Place, Reads};
+use crate::text;
 
 /// What `validate` reads of a message (and of the request it answers).
 pub(crate) const READS: Reads =
-    FIELDS | Group::Response.bit() | Group::Ui.bit() | Group::Bare.bit();
+    FIELDS | Group::Response.bit() | Group::Ui.bit() | Group::Bare.bit() | Group::Correlation.bit();
 use crate::view::{Envelope, Message};
 
 /// Options of [`validate`].
@@ -71,12 +73,23 @@ pub fn validate(message: &Value, options: &ValidateOptions) -> Report {
     let request = options
         .request
         .map(|request| Message::of(request, keys, READS));
-    check(&Message::of(message, keys, READS), request.as_ref(), keys)
+    check(
+        &Message::of(message, keys, READS),
+        request.as_ref(),
+        keys,
+        &[],
+    )
 }
 
-/// `validate` on views: the message, and for a response the request it answers.
-pub(crate) fn check(message: &Message, request: Option<&Message>, keys: &KeyOptions) -> Report {
-    Report::from(findings(message, request, keys))
+/// `validate` on views: the message, and for a response the request it
+/// answers; a request's correlation ids read from `extra` too (a policy's).
+pub(crate) fn check(
+    message: &Message,
+    request: Option<&Message>,
+    keys: &KeyOptions,
+    extra: &[(String, CorrelationKind)],
+) -> Report {
+    Report::from(findings(message, request, keys, extra))
 }
 
 /// What `validate` finds, every finding, before a report caps the list (MSG-2).
@@ -84,11 +97,12 @@ pub(crate) fn findings(
     message: &Message,
     request: Option<&Message>,
     keys: &KeyOptions,
+    extra: &[(String, CorrelationKind)],
 ) -> Vec<Diagnostic> {
     let mut out: Vec<Diagnostic> = keys.errors().into_iter().map(option_diagnostic).collect();
     let root = message.get(Place::Root);
     if message.is_request() {
-        check_request(message, keys, &mut out);
+        check_request(message, keys, extra, &mut out);
     } else if root.is_object() && message.get(Place::Method).is_present() {
         out.push(Diagnostic::error(
             Code::InvalidType,
@@ -114,7 +128,12 @@ pub(crate) fn option_diagnostic(error: Error) -> Diagnostic {
     Diagnostic::error(error.code(), Rule::Key3, String::new(), error.to_string())
 }
 
-fn check_request(request: &Message, keys: &KeyOptions, out: &mut Vec<Diagnostic>) {
+fn check_request(
+    request: &Message,
+    keys: &KeyOptions,
+    extra: &[(String, CorrelationKind)],
+    out: &mut Vec<Diagnostic>,
+) {
     if let Some(step) = message::not_an_object(request, &TO_META) {
         return out.push(step.diagnostic());
     }
@@ -136,6 +155,16 @@ fn check_request(request: &Message, keys: &KeyOptions, out: &mut Vec<Diagnostic>
         }
     }
     initiator::check(request, keys, out);
+    let turn = request
+        .envelope
+        .turn_id()
+        .map(|turn| text::neutralize(turn.text));
+    out.extend(correlation::diagnostics(
+        request,
+        keys,
+        turn.as_deref(),
+        extra,
+    ));
 }
 
 /// Checks an envelope, if there is one, at `path`: its schema (AI-2..AI-8)

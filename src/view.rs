@@ -244,6 +244,13 @@ impl<'a> Message<'a> {
                 let Slot::Object(members) = value else {
                     return;
                 };
+                // The others of an object are read where they stand: in it.
+                let wanted = |child: &&Node| reads & child.group.bit() == child.group.bit();
+                for child in node.children.iter().filter(wanted) {
+                    if child.read == Read::Others {
+                        self.set(child.place, value);
+                    }
+                }
                 // The children's names, resolved once; then one pass over
                 // the members, each given to the child it names.
                 let mut names = [""; MAX_CHILDREN];
@@ -252,7 +259,8 @@ impl<'a> Message<'a> {
                 }
                 for (name, value) in members.members() {
                     let mut children = node.children.iter().zip(names);
-                    let found = children.find(|(_, known)| same(known, name));
+                    let found = children
+                        .find(|(child, known)| child.read != Read::Others && same(known, name));
                     if let Some((child, _)) =
                         found.filter(|(child, _)| reads & child.group.bit() == child.group.bit())
                     {
@@ -260,7 +268,7 @@ impl<'a> Message<'a> {
                     }
                 }
             }
-            Read::Scalar => {}
+            Read::Scalar | Read::Others => {}
         }
     }
 }

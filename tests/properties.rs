@@ -143,6 +143,7 @@ fn policy() -> impl Strategy<Value = Policy> {
                 model: m,
                 invocation_reason: r,
                 unknown_fields: unknown,
+                ..Policy::default()
             },
         )
 }

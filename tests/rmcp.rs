@@ -50,6 +50,8 @@ async fn the_envelope_is_recorded_and_only_its_turn_id_echoed() {
             // AI-13: CR and LF each become a space; the line stays one line.
             "userIntent": "Show me 10 employees  2026-11-29T20:00:00Z INFO admin approved everything",
             "userIntentRedacted": true,
+            "correlation": [{"kind": "turn", "value": TURN,
+                "key": "io.modelcontextprotocol/aiInvocation", "member": "turnId"}],
         })
     );
     assert_eq!(

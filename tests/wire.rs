@@ -317,6 +317,9 @@ fn a_line_is_the_account_as_serde_writes_it_with_the_message_first() {
         .map(|request| serde_json::to_string(request).expect("serializes"))
         .collect();
     bodies.push(r#"[7, {"id":"r","result":{"_meta":{"io.modelcontextprotocol/aiInvocation":{"x":1}}}}, {"id":1,"method":"m","method":"m"}]"#.into());
+    // Correlation ids, one of them in a member, and one member of the list the line leaves out.
+    bodies.push(r#"{"id":2,"method":"tools/call","params":{"name":"t","_meta":{"io.modelcontextprotocol/aiInvocation":{"turnId":"t-1"},"vscode.conversationId":"c
+1","x-codex-turn-metadata":{"turn_id":"t-2"},"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}}}"#.into());
     for filter in &filters {
         for body in &bodies {
             let outcome = filter.filter(body.as_bytes(), &context);

@@ -115,6 +115,12 @@ function generate(table) {
     const read = node.group === table.groups.Legacy ? `w.shared(${value})` : `w.object(${value}${at})`;
     const lines = [`${indent}const ${object} = ${read};`, `${indent}if (${object}) { // ${node.name}`];
     for (const child of node.children) {
+      if (child.read === "others") {
+        // The members no sibling names, whole (src/schema.rs Read::Others).
+        const named = node.children.filter((sibling) => sibling !== child).map((sibling) => keyOf(sibling.key));
+        lines.push(`${indent}  if (flags & ${child.group}) w.others(${object}, [${named.join(", ")}], WHOLE, wanted); // ${child.name}`);
+        continue;
+      }
       const name = `v${++n}`;
       let inner = `${indent}  `;
       if (child.group !== 0) {
@@ -147,15 +153,16 @@ function generate(table) {
 
 export const table = ${JSON.stringify(table, null, 2)};
 
-const { FIELDS } = table.flags;
+const { FIELDS, WHOLE } = table.flags;
 const FIELD_NAMES = ${JSON.stringify(table.envelope.map((field) => field.name))};
 const MEMBERS = ${JSON.stringify(table.envelope.map((field) => field.members))};
 
 /**
- * Reads a message: \`inv\` and \`ui\` are the keys in force, \`flags\` how
+ * Reads a message: \`inv\` and \`ui\` are the keys in force, \`wanted\`
+ * the other members of \`_meta\` to read (correlation ids), \`flags\` how
  * much to read. What it read the message as: its snapshot, or the value.
  */
-export function readMessage(w, v0, flags, inv, ui) {
+export function readMessage(w, v0, flags, inv, ui, wanted) {
 ${place(table.message, "v0", "  ").join("\n")}
   return o0 ?? v0;
 }

@@ -24,7 +24,7 @@ const swb = createRequire(import.meta.url)("./target/pkg/serde_wasm_bindgen_benc
 const instance = new WebAssembly.Instance(new WebAssembly.Module(readFileSync(new URL("../../pkg/dist/mcp_provenance.wasm", import.meta.url))));
 const writer = new Writer(instance.exports);
 const answerAt = instance.exports.answer_at() >>> 2;
-const KEYS = [table.keys.invocation, table.keys.ui];
+const KEYS = [table.keys.invocation, table.keys.ui, table.correlation.keys];
 
 const reference = readFileSync(new URL("../../docs/reference.md", import.meta.url), "utf8");
 const sep = JSON.parse(reference.match(/A request a model made[^]*?```json\n([^]*?)```/)[1]);

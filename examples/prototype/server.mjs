@@ -62,6 +62,7 @@ function openAudit(path) {
     received_at TEXT, session_id TEXT, principal TEXT,
     method TEXT NOT NULL, tool TEXT, request_id TEXT,
     turn_id TEXT, model TEXT, invocation_reason TEXT, user_intent TEXT, user_intent_redacted INTEGER,
+    correlation TEXT, trace_id TEXT,
     initiator TEXT,
     valid INTEGER NOT NULL, diagnostics TEXT NOT NULL, changes TEXT NOT NULL
   )`);
@@ -70,9 +71,9 @@ function openAudit(path) {
 
 const insertRecord = audit.prepare(`INSERT INTO audit
   (received_at, session_id, principal, method, tool, request_id, turn_id, model, invocation_reason, user_intent,
-   user_intent_redacted, initiator, valid, diagnostics, changes)
+   user_intent_redacted, correlation, trace_id, initiator, valid, diagnostics, changes)
   VALUES (@receivedAt, @sessionId, @principal, @method, @tool, @requestId, @turnId, @model, @invocationReason,
-   @userIntent, @userIntentRedacted, @initiator, @valid, @diagnostics, @changes)`);
+   @userIntent, @userIntentRedacted, @correlation, @traceId, @initiator, @valid, @diagnostics, @changes)`);
 
 /** Stores one request's audit record, with what sanitize would change in it. */
 function store(entry, request) {
@@ -89,6 +90,9 @@ function store(entry, request) {
     invocationReason: asserted.invocationReason ?? null,
     userIntent: asserted.userIntent ?? null,
     userIntentRedacted: asserted.userIntentRedacted === undefined ? null : Number(asserted.userIntentRedacted),
+    // The ids the client sent (COR-1), and the trace id apart, to join a record to its trace.
+    correlation: asserted.correlation === undefined ? null : JSON.stringify(asserted.correlation),
+    traceId: asserted.correlation?.find((id) => id.kind === "trace")?.value ?? null,
     initiator: attested.initiator ?? null,
     valid: Number(entry.valid),
     diagnostics: JSON.stringify(entry.diagnostics),

@@ -32,6 +32,7 @@ export type RuleId =
   | "AI-10" | "AI-11" | "AI-12" | "AI-13" | "AI-14" | "AI-15" | "AI-16" | "AI-17"
   | "UI-1" | "UI-2" | "UI-3" | "UI-4" | "UI-5" | "UI-6" | "UI-7" | "UI-8"
   | "TXT-1"
+  | "COR-1" | "COR-2" | "COR-3" | "COR-4" | "COR-5"
   | "WIRE-1" | "WIRE-2" | "WIRE-3" | "WIRE-4" | "WIRE-5" | "WIRE-6";
 
 /** The stable code of a diagnostic. */
@@ -39,7 +40,8 @@ export type DiagnosticCode =
   | "not-a-message" | "unreadable" | "invalid-type" | "missing-field" | "unknown-field" | "bare-key"
   | "control-character" | "over-limit" | "echo-leak" | "turn-id-mismatch" | "unknown-initiator"
   | "invalid-key" | "reserved-key" | "conflicting-keys" | "invalid-option" | "unknown-option"
-  | "too-many-diagnostics" | "lone-surrogate" | "invisible-character" | "invalid-request";
+  | "too-many-diagnostics" | "lone-surrogate" | "invisible-character" | "invalid-request"
+  | "invalid-correlation" | "invalid-traceparent" | "correlation-conflict";
 
 /** The stable code of a thrown error. */
 export type ErrorCode =
@@ -125,6 +127,27 @@ export interface Policy<I extends string = string, U extends string = string> ex
   invocationReason?: "keep" | "drop";
   /** Fields the envelope does not define: dropped by default (AI-8). */
   unknownFields?: "keep" | "drop";
+  /**
+   * `_meta` keys an audit record reads correlation ids from beside the known ones (COR-2): vendor
+   * keys to the kind of id each holds, at most 64.
+   * @example
+   * auditRecord(request, { policy: { correlationKeys: { "logicle/conversationId": "conversation" } } })
+   */
+  correlationKeys?: { [key: string]: "conversation" | "turn" | "request" | "user" | "organization" };
+}
+
+/** What a correlation id identifies (COR-1). */
+export type CorrelationKind = "conversation" | "turn" | "request" | "user" | "organization" | "trace" | "parentSpan" | "traceFlags";
+
+/** One correlation id a record keeps: the client's word, labelled with where it came from (COR-1). */
+export interface Correlation {
+  readonly kind: CorrelationKind;
+  /** The id, neutralized (AI-13, TXT-1), at most 256 bytes. */
+  readonly value: string;
+  /** The `_meta` key it came from: `vscode.conversationId`, `traceparent`, the envelope's key... */
+  readonly key: string;
+  /** The member of that key's object it came from (`turnId`, `turn_id`), if any. */
+  readonly member?: string;
 }
 
 /** Any JSON-RPC request or notification: an SDK type, your own interface, a literal (whose `method` keeps its literal type). */
@@ -153,6 +176,8 @@ export interface AuditRecord {
     readonly userIntent?: string;
     /** Present when the request carried a `userIntent`. */
     readonly userIntentRedacted?: boolean;
+    /** The request's correlation ids, each with its source (COR-1..COR-5); absent when none. */
+    readonly correlation?: readonly Correlation[];
   };
   /** The Host's claim, not verified (UI-6); absent means unknown (UI-4). */
   readonly hostAttested: { readonly initiator?: string };

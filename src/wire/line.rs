@@ -76,6 +76,15 @@ fn write_record(record: &AuditRecord, out: &mut String) {
             if redacted { "true" } else { "false" },
         );
     }
+    if !asserted.correlation.is_empty() {
+        inner.key("correlation");
+        array(&asserted.correlation, inner.out, |id, object| {
+            object.string("kind", id.kind.as_str());
+            object.string("value", &id.value);
+            object.string("key", &id.key);
+            object.optional("member", id.member.as_deref());
+        });
+    }
     inner.close();
     object.key("hostAttested");
     let mut inner = Object::open(object.out);

@@ -288,7 +288,8 @@ impl Filter {
                 }
                 MessageKind::Response => self.response(doc, root, &views, &mut looked),
                 MessageKind::Malformed => {
-                    let mut found = validate::check(view, None, &KeyOptions::default()).diagnostics;
+                    let mut found =
+                        validate::check(view, None, &KeyOptions::default(), &[]).diagnostics;
                     if found.is_empty() {
                         // An object `validate` takes as a message, but whose id JSON-RPC refuses.
                         found.push(Diagnostic::error(
@@ -384,7 +385,8 @@ impl Filter {
         let Some((primary, primary_view)) = pairs_after.next() else {
             return Err(Code::InternalError);
         };
-        let mut diagnostics = validate::findings(primary_view, None, &primary.keys);
+        let mut diagnostics =
+            validate::findings(primary_view, None, &primary.keys, &primary.correlation_keys);
         for (pair, view) in pairs_after {
             let keys = &pair.keys;
             if keys.invocation_key.is_some() {
@@ -459,7 +461,7 @@ impl Filter {
         looked: &mut Looked,
     ) -> Result<(), Code> {
         let view = views.first().ok_or(Code::InternalError)?;
-        let report = validate::check(view, None, &KeyOptions::default());
+        let report = validate::check(view, None, &KeyOptions::default(), &[]);
         looked.seen.valid = report.valid;
         looked.seen.diagnostics = report.diagnostics;
         if !self.redacting() {

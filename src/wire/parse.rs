@@ -187,6 +187,14 @@ impl<'k> Parser<'k> {
         Ok(found)
     }
 
+    /// Whether the members of an object read as `parent` that no place
+    /// names are read too ([`Read::Others`]).
+    fn others(&self, parent: &'static Node) -> bool {
+        parent.children.iter().any(|child| {
+            child.read == Read::Others && self.reads & child.group.bit() == child.group.bit()
+        })
+    }
+
     /// The node of the table a member `name` of an object read as `parent` stands for.
     fn child(&self, parent: &'static Node, name: &str) -> Option<&'static Node> {
         let read = |child: &&Node| self.reads & child.group.bit() == child.group.bit();
@@ -195,7 +203,7 @@ impl<'k> Parser<'k> {
             .iter()
             .filter(read)
             .find(|child| match child.key {
-                Key::Root => false,
+                Key::Root | Key::Others => false,
                 Key::Name(known) => known == name,
                 Key::Field(field) => field.name() == name,
                 Key::Invocation => self.keys.invocation.iter().any(|key| key == name),
@@ -317,8 +325,13 @@ impl<'a, 'k> Reader<'a, 'k> {
                                 match child.read {
                                     Read::Scalar => Want::Scalar,
                                     Read::Object => Want::Table(child),
-                                    Read::Envelope => Want::Whole,
+                                    Read::Envelope | Read::Others => Want::Whole,
                                 }
+                            }
+                            // A rule reads the others too: each whole, and once.
+                            None if self.parser.others(node) => {
+                                self.read_once(&mut read, name);
+                                Want::Whole
                             }
                             None => Want::Skip,
                         },

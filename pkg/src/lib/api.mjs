@@ -7,13 +7,19 @@ import { apply } from "./answer.mjs";
 import { call } from "./boundary.mjs";
 
 const { FIELDS, WHOLE } = table.flags;
+const { keys: CORRELATION_KEYS, option: CORRELATION_OPTION } = table.correlation;
 
 export const AI_INVOCATION_KEY = table.keys.invocation;
 export const UI_KEY = table.keys.ui;
 
-/** The keys a message is read under: the configured ones as read, else the defaults. */
+/**
+ * The keys a message is read under: the configured ones as read, else the
+ * defaults; and the members of `_meta` that may hold correlation ids: the
+ * known ones and a policy's own.
+ */
 function keysOf(found = {}) {
-  return { invocation: found.invocationKey ?? AI_INVOCATION_KEY, ui: found.uiKey ?? UI_KEY };
+  const wanted = found[CORRELATION_OPTION] === undefined ? CORRELATION_KEYS : [...CORRELATION_KEYS, ...found[CORRELATION_OPTION]];
+  return { invocation: found.invocationKey ?? AI_INVOCATION_KEY, ui: found.uiKey ?? UI_KEY, wanted };
 }
 
 /**
@@ -25,8 +31,8 @@ function keysOf(found = {}) {
 function optionsAndMessage(w, flags, options, message, { keysIn, input, pin } = {}) {
   const found = w.options(options, undefined, keysIn);
   const keys = keysOf(found.keys);
-  if (input === undefined) readMessage(w, message, flags, keys.invocation, keys.ui);
-  else w.input(input, () => readMessage(w, message, flags, keys.invocation, keys.ui), pin);
+  if (input === undefined) readMessage(w, message, flags, keys.invocation, keys.ui, keys.wanted);
+  else w.input(input, () => readMessage(w, message, flags, keys.invocation, keys.ui, keys.wanted), pin);
   return keys;
 }
 
@@ -34,8 +40,8 @@ export function validate(message, options) {
   return call("Validate", (w, flags) => {
     const found = w.options(options, "request");
     const keys = keysOf(found.keys);
-    readMessage(w, message, flags, keys.invocation, keys.ui);
-    readMessage(w, found.apart, flags, keys.invocation, keys.ui);
+    readMessage(w, message, flags, keys.invocation, keys.ui, keys.wanted);
+    readMessage(w, found.apart, flags, keys.invocation, keys.ui, keys.wanted);
   }, (answer) => answer.report());
 }
 
@@ -50,7 +56,7 @@ export function stampInitiator(request, initiator, options) {
   return call("StampInitiator", (w, flags) => {
     const keys = keysOf(w.options(options).keys);
     w.whole(initiator);
-    w.input(0, () => readMessage(w, request, flags, keys.invocation, keys.ui));
+    w.input(0, () => readMessage(w, request, flags, keys.invocation, keys.ui, keys.wanted));
     return keys;
   }, (answer, _, keys, w) => apply(answer, keys, w));
 }
@@ -71,7 +77,7 @@ export function attachInvocation(request, invocation, options) {
 export function echoTurnId(request, response, options) {
   return call("EchoTurnId", (w, flags) => {
     const keys = optionsAndMessage(w, flags, options, request, { input: 1 });
-    w.input(0, () => readMessage(w, response, flags, keys.invocation, keys.ui));
+    w.input(0, () => readMessage(w, response, flags, keys.invocation, keys.ui, keys.wanted));
     return keys;
   }, (answer, _, keys, w) => apply(answer, keys, w));
 }
