@@ -37,7 +37,7 @@ describe("the prototype, as the gateway forwards by default", () => {
 
   test("its last line counts what was audited and says where", () => {
     const last = run.stdout.trim().split("\n").pop();
-    assert.match(last, /^audited 10 requests in 6 turns: 0 errors, 4 warnings, 1 sanitized; database .*audit\.db, gateway log .*gateway\.jsonl$/);
+    assert.match(last, /^audited 11 requests in 6 turns: 0 errors, 4 warnings, 1 sanitized; database .*audit\.db, gateway log .*gateway\.jsonl$/);
   });
 
   test("the requests of one turn share its turnId, and each turn its own", () => {
@@ -47,7 +47,7 @@ describe("the prototype, as the gateway forwards by default", () => {
       assert.ok(same.every((id) => id === turnId), `turn ${turn} has one turnId`);
       assert.ok(turnIds.every(([other, id]) => other === turn || id !== turnId || id === null), `turn ${turn} has its own`);
     }
-    assert.equal(new Set(run.calls.map((row) => row.turn_id).filter(Boolean)).size, transcript.turns.filter((turn) => !turn.legacy).length);
+    assert.equal(new Set(run.calls.map((row) => row.turn_id).filter(Boolean)).size, transcript.turns.filter((turn) => !turn.legacy && !turn.today).length);
   });
 
   test("App clicks carry initiator app, the View's spoof overwritten; model calls carry none", () => {
@@ -81,8 +81,24 @@ describe("the prototype, as the gateway forwards by default", () => {
     assert.equal(Buffer.byteLength(hostile.user_intent), 2048);
   });
 
+  test("a client of today's own ids and every model call's trace are stored, each with its source", () => {
+    const today = run.calls.find((row) => row.correlation?.includes("vscode.conversationId"));
+    const meta = transcript.turns.find((turn) => turn.today).calls[0].meta;
+    assert.deepEqual(JSON.parse(today.correlation).filter((id) => id.key.startsWith("vscode.")), [
+      { kind: "conversation", value: meta["vscode.conversationId"], key: "vscode.conversationId" },
+      { kind: "request", value: meta["vscode.requestId"], key: "vscode.requestId" },
+    ]);
+    assert.equal(today.trace_id, meta.traceparent.split("-")[1]);
+    // The host traces each turn it runs: a model call's trace is its turn's, and each turn has its own.
+    const modelCalls = run.calls.filter((row) => row.model !== null && row.turn_id !== null);
+    assert.ok(modelCalls.every((row) => /^[0-9a-f]{32}$/.test(row.trace_id)));
+    const traceOf = new Map(modelCalls.map((row) => [row.turn_id, row.trace_id]));
+    assert.ok(modelCalls.every((row) => traceOf.get(row.turn_id) === row.trace_id));
+    assert.equal(new Set(traceOf.values()).size, traceOf.size);
+  });
+
   test("the legacy client's arguments were lifted into the envelope by the gateway", () => {
-    const legacy = run.calls.find((row) => row.turn_id === null);
+    const legacy = run.calls.find((row) => row.turn_id === null && row.tool === "execute_query");
     assert.equal(legacy.user_intent, "How many people work here?");
     assert.equal(legacy.invocation_reason, "Count the rows of the employees table.");
     const forwarded = readFileSync(join(run.out, "gateway.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line));

@@ -49,7 +49,7 @@ import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 
 import { createFilter } from "mcp-provenance/gateway";
-import { otelAttributes } from "mcp-provenance/otel";
+import { otelAttributes, parentSpanContext } from "mcp-provenance/otel";
 import { MAX_BODY_BYTES, readBytes } from "./http.mjs";
 
 /** The hosts a local server answers to: loopback, by any name. */
@@ -173,23 +173,31 @@ async function tracing(url) {
   const { BasicTracerProvider, BatchSpanProcessor } = await import("@opentelemetry/sdk-trace-base");
   const { OTLPTraceExporter } = await import("@opentelemetry/exporter-trace-otlp-http");
   const { resourceFromAttributes } = await import("@opentelemetry/resources");
-  const { SpanKind, SpanStatusCode } = await import("@opentelemetry/api");
+  const { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace: api } = await import("@opentelemetry/api");
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ "service.name": "mcp-provenance-gateway" }),
     spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url }))],
   });
-  return { provider, tracer: provider.getTracer("mcp-provenance-gateway"), SpanKind, SpanStatusCode };
+  return { provider, tracer: provider.getTracer("mcp-provenance-gateway"), ROOT_CONTEXT, SpanKind, SpanStatusCode, api };
 }
 
-/** One span per forwarded request, over the exchange: named as the MCP conventions ask. */
+/**
+ * One span per forwarded request, over the exchange: named as the MCP
+ * conventions ask, and the child of the caller's span when the request's
+ * `traceparent` (checked by the core, COR-4) names one.
+ */
 function trace(accounts, startTime, outcome) {
   for (const { record } of accounts) {
+    const parent = parentSpanContext(record);
     const span = traces.tracer.startSpan(record.tool ? `${record.method} ${record.tool}` : record.method, {
       kind: traces.SpanKind.SERVER, // the gateway receives the request
       startTime,
-      attributes: otelAttributes(record),
-    });
-    if (outcome !== "answered") span.setStatus({ code: traces.SpanStatusCode.ERROR, message: outcome });
+      attributes: { ...otelAttributes(record), "network.protocol.name": "http", "network.transport": "tcp" },
+    }, parent && traces.api.setSpanContext(traces.ROOT_CONTEXT, parent));
+    if (outcome !== "answered") {
+      span.setAttribute("error.type", outcome);
+      span.setStatus({ code: traces.SpanStatusCode.ERROR, message: outcome });
+    }
     span.end();
   }
 }

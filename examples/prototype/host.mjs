@@ -22,7 +22,7 @@ import { provenanceTransport } from "mcp-provenance/sdk";
 const { values: options } = parseArgs({
   options: { gateway: { type: "string" }, audit: { type: "string" }, log: { type: "string" } },
 });
-const NO_TURN = "(none: session set-up and the legacy client)";
+const NO_TURN = "(none: session set-up, the client of today and the legacy client)";
 const transcript = JSON.parse(readFileSync(new URL("data/transcript.json", import.meta.url), "utf8"));
 
 /** The envelope of the tool call being made, which the client's transport attaches (mcp-provenance/sdk). */
@@ -40,28 +40,34 @@ const callTool = (request) => client.request(request, CallToolResultSchema);
  */
 const bridge = stampAppCalls({}, (request) => callTool(request));
 
-/** A call the model chose: its audit context, and no App marker (UI-2). */
-function fromModel(turn, call, turnId) {
+/** A W3C traceparent for a new span of `traceId`: the host traces each turn it runs (SEP-414). */
+const traceparent = (traceId) => `00-${traceId}-${randomUUID().replaceAll("-", "").slice(0, 16)}-01`;
+
+/** A call the model chose: its audit context, its turn's trace, and no App marker (UI-2). */
+function fromModel(turn, call, turnId, traceId) {
   envelope = {
     invocationReason: { text: call.reason },
     model: { name: turn.model ?? transcript.model },
     userIntent: { text: turn.user + "A".repeat(turn.pad ?? 0) },
     turnId,
   };
-  return callTool(clearInitiator({ method: "tools/call", params: { name: call.tool, arguments: call.arguments, ...(call.meta && { _meta: call.meta }) } }));
+  const _meta = { traceparent: traceparent(traceId), ...call.meta };
+  return callTool(clearInitiator({ method: "tools/call", params: { name: call.tool, arguments: call.arguments, _meta } }));
 }
 
 console.log(`replaying ${transcript.turns.length} turns through the gateway at ${options.gateway}\n`);
 for (const turn of transcript.turns) {
-  const turnId = turn.legacy ? undefined : randomUUID();
+  const turnId = turn.legacy || turn.today ? undefined : randomUUID();
+  const traceId = randomUUID().replaceAll("-", "");
   const who = turn.user !== undefined ? `user: ${JSON.stringify(turn.user.slice(0, 60))}${turn.pad ? ` + ${turn.pad} more characters` : ""}`
-    : turn.click !== undefined ? `click in ${transcript.app}: ${turn.click}` : `legacy client: ${turn.legacy}`;
+    : turn.click !== undefined ? `click in ${transcript.app}: ${turn.click}`
+    : turn.today !== undefined ? `client of today: ${turn.today}` : `legacy client: ${turn.legacy}`;
   console.log(`turn ${turnId ?? "(none)"}  ${who}`);
   for (const call of turn.calls) {
     envelope = turnId === undefined ? undefined : { turnId };
-    const result = await (turn.user !== undefined ? fromModel(turn, call, turnId)
+    const result = await (turn.user !== undefined ? fromModel(turn, call, turnId, traceId)
       : turn.click !== undefined ? bridge.oncalltool({ name: call.tool, arguments: call.arguments, _meta: call.meta }, {})
-      : callTool({ method: "tools/call", params: { name: call.tool, arguments: call.arguments } }));
+      : callTool({ method: "tools/call", params: { name: call.tool, arguments: call.arguments, ...(call.meta && { _meta: call.meta }) } }));
     const echoed = result._meta?.[AI_INVOCATION_KEY];
     assert.deepEqual(echoed, turnId === undefined ? undefined : { turnId }, `the reply to ${call.tool} must echo this turn's turnId and nothing else`);
     const answer = result.content.map((part) => part.text).join(" ");
@@ -101,6 +107,11 @@ function printTrail(databasePath, logPath) {
         console.log(`     client-asserted  model ${show(row.model)}, reason ${show(row.invocation_reason)}`);
         console.log(`                      intent ${show(row.user_intent)}${row.user_intent_redacted ? " (redacted)" : ""}`);
       }
+      // The ids the client sent under its own keys, and the trace the request belongs to (COR-1).
+      // (The envelope's turnId heads its turn; the trace's parts are its one id.)
+      const ids = JSON.parse(row.correlation ?? "[]").filter((id) => id.key !== "traceparent" && id.member !== "turnId");
+      if (ids.length > 0) console.log(`     client-asserted  ${ids.map((id) => `${id.kind} ${show(id.value)} (${id.key}${id.member ? `.${id.member}` : ""})`).join(", ")}`);
+      if (row.trace_id) console.log(`     client-asserted  trace ${row.trace_id} (traceparent)`);
       console.log(`     witnessed        received ${row.received_at}, session ${row.session_id?.slice(0, 8) ?? "—"}…`);
       for (const d of diagnostics) console.log(`     ${d.severity.padEnd(7)} ${d.rule.padEnd(5)} ${d.code} at ${d.path}`);
     }

@@ -1,15 +1,23 @@
-// mcp-provenance/otel: an audit record as OpenTelemetry span attributes.
-// The OpenTelemetry semantic conventions for MCP name the method, session,
-// request id and tool; what they have no name for yet lives under
-// `mcp_provenance.`, split as the record splits it: `client_asserted.` for
-// the client's claims (never authorization evidence, AI-10) and
-// `host_attested.` for the Host's initiator (UI-6).
+// mcp-provenance/otel: an audit record as OpenTelemetry span attributes, and
+// the caller's span a server's span continues. The semantic conventions for
+// MCP (open-telemetry/semantic-conventions-genai, docs/gen-ai/mcp.md) name
+// the method, session, request id and tool; what they have no name for lives
+// under `mcp_provenance.`, split as the record splits it: `client_asserted.`
+// for the client's claims (never authorization evidence, AI-10, COR-1) and
+// `host_attested.` for the Host's initiator (UI-6). Free text a user or a
+// model wrote (the intent, the reason) goes to a trace backend only when the
+// operator asks for it: traces are kept and shown more widely than audit
+// records.
 
 /** The namespace of the attributes the semantic conventions do not define. */
 const NS = "mcp_provenance";
+/** The correlation kinds exported as attributes (a trace is the span's parent instead). */
+const ID_KINDS = ["conversation", "turn", "request", "user", "organization"];
 
 /**
- * The span attributes of one audit record; absent facts are left out.
+ * The span attributes of one audit record; absent facts are left out. With
+ * `{ freeText: true }`, the intent and the reason too (made safe, as the
+ * record keeps them).
  *
  * ```js
  * import { auditRecord } from "mcp-provenance";
@@ -18,8 +26,9 @@ const NS = "mcp_provenance";
  * console.assert(otelAttributes(record)["gen_ai.tool.name"] === "q");
  * ```
  */
-export function otelAttributes(record) {
+export function otelAttributes(record, { freeText = false } = {}) {
   const { clientAsserted: asserted = {}, hostAttested: attested = {}, witnessed = {} } = record;
+  const ids = asserted.correlation ?? [];
   const attributes = {
     "mcp.method.name": record.method,
     "mcp.session.id": witnessed.sessionId,
@@ -28,13 +37,41 @@ export function otelAttributes(record) {
     "gen_ai.tool.name": record.tool,
     [`${NS}.client_asserted.turn_id`]: asserted.turnId,
     [`${NS}.client_asserted.model`]: asserted.model,
-    [`${NS}.client_asserted.invocation_reason`]: asserted.invocationReason,
-    [`${NS}.client_asserted.user_intent`]: asserted.userIntent,
+    [`${NS}.client_asserted.invocation_reason`]: freeText ? asserted.invocationReason : undefined,
+    [`${NS}.client_asserted.user_intent`]: freeText ? asserted.userIntent : undefined,
     [`${NS}.client_asserted.user_intent_redacted`]: asserted.userIntentRedacted,
     [`${NS}.host_attested.initiator`]: attested.initiator,
     [`${NS}.witnessed.principal`]: witnessed.principal,
     [`${NS}.valid`]: record.valid,
     [`${NS}.diagnostics`]: record.diagnostics.map((d) => `${d.rule} ${d.code}`),
   };
+  for (const kind of ID_KINDS) {
+    const values = ids.filter((id) => id.kind === kind).map((id) => id.value);
+    if (values.length > 0) attributes[`${NS}.client_asserted.${kind}_ids`] = values;
+  }
+  const sources = [...new Set(ids.filter((id) => ID_KINDS.includes(id.kind)).map((id) => id.key))];
+  if (sources.length > 0) attributes[`${NS}.client_asserted.correlation_keys`] = sources;
   return Object.fromEntries(Object.entries(attributes).filter(([, value]) => value !== undefined));
+}
+
+/**
+ * The span the client says the request was made in, from the `traceparent`
+ * the core checked (COR-4) and kept in the record: an OpenTelemetry
+ * `SpanContext` to start the server's span under (`trace.setSpanContext`),
+ * or `undefined` when the request carried none, or an invalid one.
+ *
+ * ```js
+ * import { auditRecord } from "mcp-provenance";
+ * import { parentSpanContext } from "mcp-provenance/otel";
+ * const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+ * const record = auditRecord({ method: "tools/call", params: { name: "q", _meta: { traceparent } } });
+ * console.assert(parentSpanContext(record).spanId === "00f067aa0ba902b7");
+ * ```
+ */
+export function parentSpanContext(record) {
+  const ids = record.clientAsserted?.correlation ?? [];
+  const of = (kind) => ids.find((id) => id.kind === kind && id.key === "traceparent")?.value;
+  const [traceId, spanId, flags] = [of("trace"), of("parentSpan"), of("traceFlags")];
+  if (traceId === undefined || spanId === undefined || flags === undefined) return undefined;
+  return { traceId, spanId, traceFlags: Number.parseInt(flags, 16), isRemote: true };
 }
