@@ -81,8 +81,9 @@ where
 
     /// rmcp hands over a typed message; it goes out as the JSON the
     /// envelope was attached to. `_meta` survives the typed round trip:
-    /// rmcp keeps a request's `params._meta` in its extensions and writes it
-    /// back when it serializes the request.
+    /// rmcp 3.x keeps a request's `params._meta` in its params' `meta` and
+    /// writes it back when it serializes the request (a server's handler
+    /// then finds it in its request context's `meta`).
     fn send(
         &mut self,
         item: ClientJsonRpcMessage,
