@@ -248,17 +248,20 @@ const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(
 const ALL_ZEROS = /^0+$/;
 const corWarning = (code, rule, path, message) => diagnostic(code, "warning", rule, path, message);
 const bytes = (text) => { let n = 0; for (const c of text) n += utf8(c); return n; };
+const neutralized = (text) => (FORBIDDEN.test(text) ? Array.from(text, neutral).join("") : text);
 
 function checkCorrelation(meta, envelope, out) {
   const ids = [];
+  // The envelope's turnId, neutralized only when another turn id is there to compare.
+  const turnId = isObject(envelope) ? own(envelope, "turnId") : undefined;
   const keep = (kind, value, path) => {
-    if (ids.some(([k, v]) => k === kind && v !== value)) {
+    const differs = (kind === "turn" && typeof turnId === "string" && neutralized(turnId) !== value)
+      || ids.some(([k, v]) => k === kind && v !== value);
+    if (differs) {
       out.push(corWarning("correlation-conflict", "COR-5", path, `a \`${kind}\` id that differs from another source's; both are kept, each with its source`));
     }
     ids.push([kind, value]);
   };
-  const turnId = isObject(envelope) ? own(envelope, "turnId") : undefined;
-  if (typeof turnId === "string") ids.push(["turn", Array.from(turnId, neutral).join("")]);
   const traceparent = own(meta, "traceparent");
   if (traceparent !== undefined) {
     const path = "/params/_meta/traceparent";
@@ -293,10 +296,11 @@ function checkId(value, kind, path, keep, out) {
   if (!value.isWellFormed()) {
     return out.push(corWarning("lone-surrogate", "COR-3", path, "a correlation id holds a lone UTF-16 surrogate, which reads as U+FFFD and so names no one id; it is not kept"));
   }
-  if (bytes(value) > 256) return out.push(corWarning("over-limit", "COR-3", path, "a correlation id must be at most 256 bytes long; it is not kept"));
+  // 85 UTF-16 units are at most 255 bytes: only a longer id is counted.
+  if (value.length > 85 && bytes(value) > 256) return out.push(corWarning("over-limit", "COR-3", path, "a correlation id must be at most 256 bytes long; it is not kept"));
   if (CONTROL.test(value)) out.push(corWarning("control-character", "COR-3", path, "a correlation id holds line breaks, control or bidi characters; it is kept with them replaced"));
   else if (INVISIBLE.test(value)) out.push(corWarning("invisible-character", "COR-3", path, "a correlation id holds invisible characters; it is kept with them replaced"));
-  keep(kind, Array.from(value, neutral).join(""), path);
+  keep(kind, neutralized(value), path);
 }
 
 function checkResponse(message, out) {

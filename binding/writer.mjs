@@ -413,15 +413,15 @@ export class Writer {
   }
 
   /**
-   * The members of `object` outside `known` (only those of `wanted`, when
-   * given): an ABSENT record when there are none; else by type, or whole
-   * with WHOLE.
+   * The members of `object` outside `known`, or, given `names`, those of
+   * `names` it has: an ABSENT record when there are none; else by type, or
+   * whole with WHOLE.
    */
-  others(object, known, flags, wanted) {
+  others(object, known, flags, names) {
     let at = -1;
     let count = 0;
-    for (const name of wanted ?? Object.keys(object)) {
-      if (known.includes(name) || (wanted !== undefined && !Object.hasOwn(object, name))) continue;
+    for (const name of names ?? Object.keys(object)) {
+      if (names === undefined ? known.includes(name) : !Object.hasOwn(object, name)) continue;
       if (at < 0) at = this.open(OBJECT_WHOLE);
       const item = this.member(object, name);
       if (item === undefined) continue;

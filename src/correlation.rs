@@ -189,7 +189,7 @@ pub struct Correlation {
 
 /// The ids of a request and what is wrong with the ones not kept.
 pub(crate) struct Found<'t> {
-    /// The ids kept, in the order read; with `record`, the envelope's
+    /// The ids kept, in the order read; from [`ids`], the envelope's
     /// `turnId` first.
     pub ids: Vec<Correlation>,
     pub diagnostics: Vec<Diagnostic>,
@@ -211,6 +211,8 @@ pub(crate) fn ids<'t>(
         diagnostics: Vec::new(),
         turn,
     };
+    // Only where the view read `_meta`'s other members: a record whose
+    // view did not holds no correlation at all, rather than a part of it.
     if let Some(turn) = turn.filter(|_| request.get(Place::MetaOthers).is_object()) {
         let field = EnvelopeField::TurnId.name();
         found.ids.push(Correlation {
@@ -252,9 +254,36 @@ fn read(
     if !meta.is_object() {
         return;
     }
+    // The keys of the entries are theirs, even where a source has the same
+    // name (natively `_meta`'s others are all of `_meta`, and what JS reads
+    // of them may hold an entry too).
+    let entries = [keys.invocation_key(), keys.ui_key()];
+    let source = |name: &str| {
+        !entries.contains(&name)
+            && (name == TRACEPARENT
+                || KNOWN_CORRELATION_SOURCES
+                    .iter()
+                    .any(|source| source.key == name)
+                || extra.iter().any(|(key, _)| key == name))
+    };
+    // One pass over `_meta`; most requests hold none of these keys, and
+    // then nothing is allocated.
+    let present: Vec<(&str, Slot)> = meta
+        .tree()
+        .members()
+        .filter(|(name, _)| source(name))
+        .collect();
+    if present.is_empty() {
+        return;
+    }
+    let get = |key: &str| {
+        present
+            .iter()
+            .find(|(name, _)| *name == key)
+            .map_or(Slot::Absent, |(_, slot)| *slot)
+    };
     let meta_path = Path::place(Place::Meta, keys);
-    let tree = meta.tree();
-    let traceparent = tree.get(TRACEPARENT);
+    let traceparent = get(TRACEPARENT);
     if traceparent.is_present() {
         found.traceparent(traceparent, &meta_path.join(TRACEPARENT));
     }
@@ -264,7 +293,7 @@ fn read(
         .map(|source| (source.key, source.member, source.kind));
     for (key, member, kind) in known.chain(policy) {
         let at = meta_path.join(key);
-        let value = tree.get(key);
+        let value = get(key);
         match member {
             None => found.id(kind, value, key, None, &at),
             Some(member) => match value.kind() {

@@ -116,9 +116,10 @@ function generate(table) {
     const lines = [`${indent}const ${object} = ${read};`, `${indent}if (${object}) { // ${node.name}`];
     for (const child of node.children) {
       if (child.read === "others") {
-        // The members no sibling names, whole (src/schema.rs Read::Others).
-        const named = node.children.filter((sibling) => sibling !== child).map((sibling) => keyOf(sibling.key));
-        lines.push(`${indent}  if (flags & ${child.group}) w.others(${object}, [${named.join(", ")}], WHOLE, wanted); // ${child.name}`);
+        // The members no sibling names (src/schema.rs Read::Others): of
+        // them, those the core may look for, `wanted`, whole. (Where one is
+        // also a sibling's, the core leaves it to the sibling.)
+        lines.push(`${indent}  if (flags & ${child.group}) w.others(${object}, undefined, WHOLE, wanted); // ${child.name}`);
         continue;
       }
       const name = `v${++n}`;
