@@ -8,7 +8,7 @@ WASM := target/$(WASM_TARGET)/release/mcp_provenance.wasm
 # The npm package's module: its exports, without the serde_json::Value API.
 NPM_FEATURES := --no-default-features --features npm
 
-.PHONY: demo test bench bench-serde loadtest fuzz build describe lint setup setup-wasm setup-debian setup-fuzz
+.PHONY: demo test bench bench-serde loadtest fuzz build pack describe lint setup setup-wasm setup-debian setup-fuzz
 
 demo: build
 	@node examples/prototype/run.mjs
@@ -62,6 +62,12 @@ build: setup-wasm node_modules
 	$(CARGO) build --lib --target $(WASM_TARGET) --release $(NPM_FEATURES)
 	node tools/build-pkg.mjs $(WASM)
 	node tools/build-browser.mjs
+
+# The npm tarball, to install before the package is on npm:
+#   npm install <clone>/target/npm/mcp-provenance-<version>.tgz
+pack: build
+	mkdir -p target/npm
+	cd pkg && npm pack --pack-destination ../target/npm
 
 # binding/table.json, the one description of the boundary, written anew
 # from the Rust constants (a test fails while it is stale).

@@ -25,6 +25,8 @@ let page;
 const dialogs = [];
 const errors = [];
 const consoleInfo = [];
+/** Warnings and errors the page logs. */
+const consoleProblems = [];
 
 before(async () => {
   mkdirSync(shots, { recursive: true });
@@ -33,7 +35,10 @@ before(async () => {
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   page.on("dialog", (dialog) => { dialogs.push(dialog.message()); dialog.dismiss(); });
   page.on("pageerror", (error) => errors.push(error.message));
-  page.on("console", (message) => { if (message.type() === "info") consoleInfo.push(message.text()); });
+  page.on("console", (message) => {
+    if (message.type() === "info") consoleInfo.push(message.text());
+    if (message.type() === "warning" || message.type() === "error") consoleProblems.push(message.text());
+  });
   await page.goto(`http://127.0.0.1:${server.address().port}/examples/browser/`);
   await page.waitForSelector("body[data-ready=true]");
 });
@@ -43,10 +48,27 @@ after(async () => {
   server?.close();
 });
 
-test("the page loads without errors and prints one hint for the console", async () => {
+test("the page loads without errors or warnings and prints one hint for the console", async () => {
   await page.screenshot({ path: join(shots, "page.png"), fullPage: true });
   assert.deepEqual(errors, []);
+  assert.deepEqual(consoleProblems, []);
   assert.equal(consoleInfo.filter((text) => text.includes("mcpProvenance")).length, 1);
+});
+
+test("text that is not JSON clears the verdict, the diagnostics and the results", async () => {
+  await page.fill("#message", JSON.stringify({ method: "tools/call", params: { _meta: { "io.modelcontextprotocol/aiInvocation": { turnId: 7 } } } }));
+  await page.waitForFunction(() => document.querySelector("#verdict").textContent === "not valid");
+  await page.fill("#message", '{"method": "tools/call",');
+  const shown = await page.evaluate(() => ({
+    verdict: document.querySelector("#verdict").textContent,
+    parseError: document.querySelector("#parse-error").textContent,
+    diagnostics: document.querySelectorAll("#diagnostics tbody tr").length,
+    results: document.querySelector("#results").children.length,
+  }));
+  assert.equal(shown.verdict, "no message to check");
+  assert.match(shown.parseError, /^not JSON: /);
+  assert.equal(shown.diagnostics, 0);
+  assert.equal(shown.results, 0);
 });
 
 test(`all ${vectors.length} conformance vectors give the same output in the browser build`, async () => {

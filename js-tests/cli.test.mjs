@@ -11,13 +11,15 @@ import { after, before, describe, test } from "node:test";
 
 import { start, stop } from "../examples/prototype/http.mjs";
 import { vectors } from "./conformance.mjs";
-import { npx as run, root, userProject } from "./user.mjs";
+import { linkScope, npx as run, root, userProject } from "./user.mjs";
 
 const KEY = "io.modelcontextprotocol/aiInvocation";
 let project;
 
 before(() => {
   project = userProject("cli");
+  // probe's client, installed beside the package as its README says (an optional peer).
+  linkScope(project, "@modelcontextprotocol");
 });
 after(() => rmSync(project, { recursive: true, force: true }));
 

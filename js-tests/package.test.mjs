@@ -3,7 +3,7 @@
 // what the declarations say (ESM and CommonJS), and run arethetypeswrong on
 // the tarball.
 import assert from "node:assert/strict";
-import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 
@@ -38,6 +38,11 @@ test("the tarball holds what was built (dist/) and the subpath folders, no sourc
     "dist/table.mjs", "dist/usage.txt", "dist/wasm.mjs",
     "ext-apps/package.json", "gateway/package.json", "otel/package.json", "package.json", "sdk/package.json",
   ]);
+});
+
+test("installing the tarball into an empty project adds one package, the library itself", () => {
+  const installed = readdirSync(join(project, "node_modules")).filter((name) => !name.startsWith("."));
+  assert.deepEqual(installed, ["mcp-provenance"]);
 });
 
 test("import (ESM) gives exactly the declared API, ready to use", () => {

@@ -14,7 +14,7 @@ import { after, before, describe, test } from "node:test";
 import { start, stop } from "../examples/prototype/http.mjs";
 import { table } from "../pkg/dist/table.mjs";
 import { OPTIONS, PROBE_USAGE } from "../pkg/dist/lib/cli/probe.mjs";
-import { measured, root, userProject } from "./user.mjs";
+import { linkScope, measured, root, userProject } from "./user.mjs";
 
 const KEY = "io.modelcontextprotocol/aiInvocation";
 const HOSTILE = join(root, "js-tests/fixtures/hostile-server.mjs");
@@ -33,6 +33,18 @@ let bin;
 before(() => {
   project = userProject("probe");
   bin = join(project, "node_modules", "mcp-provenance", "dist", "bin", "mcp-provenance.mjs");
+});
+
+test("without the MCP SDK's client beside it, probe says how to install it, exit 2", () => {
+  // The package brings no client (an optional peer): this project has none yet.
+  const run = probe("--url", "http://127.0.0.1:9/mcp");
+  assert.equal(run.code, 2);
+  assert.equal(run.out, "");
+  assert.match(run.err, /^mcp-provenance probe: probe talks to servers through the MCP SDK's client, which is not installed: npm install @modelcontextprotocol\/client@2 beside mcp-provenance, or run npx -p mcp-provenance -p @modelcontextprotocol\/client@2 mcp-provenance probe \.\.\.\nTry 'mcp-provenance probe --help'\.\n$/);
+  // Its help needs no client.
+  assert.equal(probe("--help").code, 0);
+  // As a user who installed the client beside it has it, for the tests below.
+  linkScope(project, "@modelcontextprotocol");
 });
 after(() => rmSync(project, { recursive: true, force: true }));
 

@@ -42,14 +42,16 @@ export async function startAppsHost({ iframe, onCall }) {
   const client = new Client(info);
   await client.connect(clientSide);
 
-  const bridge = stampAppCalls(new AppBridge(null, info, { serverTools: {} }),
-    (request, extra) => client.request(request, { signal: extra?.mcpReq?.signal }));
-  // What the View claimed, for the page to show beside what the server saw.
-  const stamped = bridge.oncalltool;
-  bridge.oncalltool = (params, extra) => {
+  // The stamping handlers, set on the bridge once each (the bridge warns
+  // when a handler is replaced); its tools/call first notes what the View
+  // claimed, for the page to show beside what the server saw.
+  const handlers = stampAppCalls({}, (request, extra) => client.request(request, { signal: extra?.mcpReq?.signal }));
+  const stamped = handlers.oncalltool;
+  handlers.oncalltool = (params, extra) => {
     sentByView.push(params._meta?.[UI_KEY]?.initiator);
     return stamped(params, extra);
   };
+  const bridge = Object.assign(new AppBridge(null, info, { serverTools: {} }), handlers);
   await bridge.connect(new PostMessageTransport(iframe.contentWindow, iframe.contentWindow));
   iframe.src = "view.html";
 }

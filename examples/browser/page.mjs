@@ -100,7 +100,12 @@ function check() {
     message = JSON.parse($("#message").value);
     $("#parse-error").textContent = "";
   } catch (error) {
+    // No verdict on text that is no message: what was shown belonged to the text before.
     $("#parse-error").textContent = `not JSON: ${error.message}`;
+    $("#verdict").textContent = "no message to check";
+    $("#verdict").className = "";
+    $("#diagnostics tbody").replaceChildren();
+    $("#results").replaceChildren();
     return;
   }
   showReport(mcpProvenance.validate(message));

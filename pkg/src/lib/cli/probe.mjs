@@ -548,6 +548,19 @@ function tail(stream, size = 2000) {
   return () => kept.trim();
 }
 
+/** The official SDK's client package, 2.x: `probe` alone needs it, so the library leaves it to the user. */
+const CLIENT = "@modelcontextprotocol/client";
+
+/** The client package, or a usage error that says how to install it. */
+async function client() {
+  try {
+    return await import(CLIENT);
+  } catch (error) {
+    if (error?.code !== "ERR_MODULE_NOT_FOUND") throw error;
+    throw new UsageError(`probe talks to servers through the MCP SDK's client, which is not installed: npm install ${CLIENT}@2 beside mcp-provenance, or run npx -p mcp-provenance -p ${CLIENT}@2 mcp-provenance probe ...`, "probe");
+  }
+}
+
 /**
  * A transport to the server: Streamable HTTP to the URL, or stdio to the
  * command it starts. An answer over the bound fails the exchange in flight
@@ -559,13 +572,13 @@ async function transportTo(chosen, ctx) {
     ctx.pending?.abort(failure);
   };
   if (chosen.url !== undefined) {
-    const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/client");
+    const { StreamableHTTPClientTransport } = ctx.sdk;
     return new StreamableHTTPClientTransport(new URL(chosen.url), {
       fetch: boundedFetch(chosen.limit, (failure, method) => method === "POST" && over(failure)),
       requestInit: { headers: chosen.headers },
     });
   }
-  const { StdioClientTransport } = await import("@modelcontextprotocol/client/stdio");
+  const { StdioClientTransport } = await import(`${CLIENT}/stdio`);
   const [command, ...args] = chosen.command;
   // The server gets the environment the probe has, as from a shell (the SDK's default passes only a few variables).
   const transport = new StdioClientTransport({ command, args, env: { ...process.env }, stderr: "pipe", maxBufferSize: chosen.limit });
@@ -588,7 +601,7 @@ async function transportTo(chosen, ctx) {
  * `ctx.arguments`. Throws a ProbeFailure that says which step failed and why.
  */
 async function connect(chosen, ctx) {
-  const { Client } = await import("@modelcontextprotocol/client");
+  const { Client } = ctx.sdk;
   const step = async (phase, run) => {
     try {
       return await exchange(ctx, run);
@@ -636,7 +649,7 @@ export async function probe(argv, io) {
     return 0;
   }
   const target = chosen.url ?? chosen.command.join(" ");
-  const ctx = { timeout: chosen.timeout };
+  const ctx = { timeout: chosen.timeout, sdk: await client() };
   const checks = [];
   try {
     await connect(chosen, ctx);
