@@ -181,6 +181,26 @@ test("the App's calls reach the server stamped initiator app, spoof or not", asy
   assert.deepEqual(rows.slice(0, 2), [{ sent: "", seen: "app" }, { sent: "model", seen: "app" }]);
 });
 
+test("any page's console imports the package by URL, the one-liner the READMEs give", async () => {
+  // Another app, on another origin, that knows nothing of the package.
+  const other = createServer((req, res) => res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>an MCP host</title>"));
+  await new Promise((resolve) => other.listen(0, "127.0.0.1", resolve));
+  const tab = await browser.newPage();
+  try {
+    await tab.goto(`http://127.0.0.1:${other.address().port}/`);
+    const url = `http://127.0.0.1:${server.address().port}/pkg/dist/index.mjs`;
+    const seen = await tab.evaluate(async (url) => {
+      const mcpProvenance = await import(url);
+      return mcpProvenance.validate({ method: "tools/call", params: { _meta: { "io.modelcontextprotocol/aiInvocation": { turnId: 7 } } } });
+    }, url);
+    assert.equal(seen.valid, false);
+    assert.deepEqual(seen.diagnostics.map((d) => d.rule), ["AI-7"]);
+  } finally {
+    await tab.close();
+    other.close();
+  }
+});
+
 /** Serves the repository's `pkg/` and the CSP fixture, and a page that loads it under `policy`. */
 function servedUnder(policy) {
   const server = createServer((req, res) => {

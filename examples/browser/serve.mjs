@@ -2,7 +2,8 @@
 // can load the package (module scripts do not load from file://).
 //
 //   node examples/browser/serve.mjs
-// prints "listening on http://127.0.0.1:<port>/examples/browser/" once ready.
+// prints "listening on http://127.0.0.1:<port>/examples/browser/" once ready, and
+// the line that imports the package from any page's console.
 
 import { createReadStream, statSync } from "node:fs";
 import { createServer } from "node:http";
@@ -33,5 +34,7 @@ export function serve(port = 0, dir = root) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const server = await serve(Number(process.env.PORT ?? 0));
-  console.log(`listening on http://127.0.0.1:${server.address().port}/examples/browser/`);
+  const at = `http://127.0.0.1:${server.address().port}`;
+  console.log(`listening on ${at}/examples/browser/`);
+  console.log(`in any page's devtools console: const mcpProvenance = await import("${at}/pkg/dist/index.mjs")`);
 }
