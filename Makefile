@@ -62,6 +62,7 @@ build: setup-wasm node_modules
 	$(CARGO) build --lib --target $(WASM_TARGET) --release $(NPM_FEATURES)
 	node tools/build-pkg.mjs $(WASM)
 	node tools/build-browser.mjs
+	node tools/build-extension.mjs
 
 # The npm tarball, to install before the package is on npm:
 #   npm install <clone>/target/npm/mcp-provenance-<version>.tgz
@@ -95,7 +96,7 @@ setup-wasm: setup
 # From Debian: Chromium for the browser tests, GNU time for the peak memory
 # the CLI tests measure (a launcher's own memory would count in any other).
 setup-debian:
-	@command -v chromium >/dev/null 2>&1 && test -x /usr/bin/time || { apt-get update && apt-get install -y --no-install-recommends chromium time; }
+	@command -v chromium >/dev/null 2>&1 && test -x /usr/bin/time && command -v Xvfb >/dev/null 2>&1 || { apt-get update && apt-get install -y --no-install-recommends chromium time xvfb; }
 
 node_modules: package.json package-lock.json
 	npm ci --no-audit --no-fund

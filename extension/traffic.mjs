@@ -1,0 +1,101 @@
+// What the MCP panel makes of the page's network traffic: the JSON-RPC
+// messages an HTTP exchange carried (the request's body; the response's,
+// JSON or a `text/event-stream` of them), each checked by the package.
+// Nothing here touches the DOM or the DevTools API, so a test can feed it
+// exchanges of its own.
+
+/** The session header of Streamable HTTP. */
+const SESSION = "mcp-session-id";
+
+/** A header's value among HAR headers (`[{name, value}]`), any case. */
+function header(headers = [], name) {
+  return headers.find((h) => h.name.toLowerCase() === name)?.value;
+}
+
+/** Whether `value` is a JSON-RPC message: an object with a string `method`, or with `result` or `error`. */
+function isMessage(value) {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    && (typeof value.method === "string" || "result" in value || "error" in value);
+}
+
+/** The JSON-RPC messages of a JSON text: one, a batch, or none when it is not JSON-RPC. */
+function parse(text) {
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return [];
+  }
+  const all = Array.isArray(value) ? value : [value];
+  return all.every(isMessage) ? all : [];
+}
+
+/** The `data` of each event of a `text/event-stream` body, as messages. */
+function events(text) {
+  return text.split(/\r?\n\r?\n/).flatMap((event) => {
+    const data = event.split(/\r?\n/).filter((line) => line.startsWith("data:")).map((line) => line.slice(5).replace(/^ /, ""));
+    return data.length > 0 ? parse(data.join("\n")) : [];
+  });
+}
+
+/**
+ * The messages of one HTTP exchange (a HAR entry, and its response body):
+ * `{ direction, message, session, url, started }` each, requests first.
+ * An exchange that carried no JSON-RPC is none of the panel's business.
+ */
+export function messagesOf(entry, responseBody = "") {
+  const { request, response = {} } = entry;
+  if (request?.method !== "POST" || typeof request.postData?.text !== "string") return [];
+  const sent = parse(request.postData.text);
+  if (sent.length === 0) return [];
+  const type = response.content?.mimeType ?? header(response.headers, "content-type") ?? "";
+  const received = type.includes("text/event-stream") ? events(responseBody) : type.includes("json") ? parse(responseBody) : [];
+  const session = header(request.headers, SESSION) ?? header(response.headers, SESSION);
+  const base = { session, url: request.url, started: entry.startedDateTime };
+  return [
+    ...sent.map((message) => ({ ...base, direction: "request", message })),
+    ...received.map((message) => ({ ...base, direction: "response", message })),
+  ];
+}
+
+/**
+ * What the package says of a message: `validate`'s report and, for a
+ * request, its audit record and what `sanitize` would change. A function
+ * that throws is shown by its code, never as if the message were clean.
+ */
+export function check(api, message) {
+  const report = api.validate(message);
+  if (typeof message?.method !== "string") return { report };
+  const attempt = (run) => {
+    try {
+      return run();
+    } catch (error) {
+      return { error: `${error.name} ${error.code}` };
+    }
+  };
+  return {
+    report,
+    record: attempt(() => api.auditRecord(message)),
+    sanitized: attempt(() => api.sanitize(message)),
+  };
+}
+
+/** The initiators only a Host attests; a View's own claim to one is overwritten with "app" (UI-3). */
+const HOST_STAMP = "app";
+
+/**
+ * Why a request's initiator needs a look, or undefined: only a Host attests
+ * who initiated a call, and it stamps "app" on a View's (UI-1, UI-3) and
+ * nothing on the model's (UI-2, UI-4); any other value is a claim that did
+ * not come from a stamp.
+ */
+export function claimWarning(record) {
+  const initiator = record?.hostAttested?.initiator;
+  if (initiator === undefined || initiator === HOST_STAMP) return undefined;
+  return `initiator "${initiator}" is a claim only a Host can attest, and a Host stamps "${HOST_STAMP}" (UI-1, UI-3): a View's claim went out unstamped, or the model's call carries one`;
+}
+
+/** The turn a request belongs to: the first turn id among its correlation ids (COR-1), or none. */
+export function turnOf(record) {
+  return record?.clientAsserted?.correlation?.find((id) => id.kind === "turn")?.value;
+}

@@ -1,0 +1,138 @@
+// The DevTools extension's MCP panel, as built in target/extension/, in
+// headless Chromium: DevTools' network API is played by the test, which
+// hands the panel the HTTP exchanges a page would make (a clean call, one
+// with a forged log line, one whose View claims initiator "model", answers
+// as JSON and as an event stream). The panel must list each message with
+// the package's verdict, explain it, and export a capture that
+// `mcp-provenance check` reads.
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+
+import { serve } from "../examples/browser/serve.mjs";
+import { launchChromium, root } from "./user.mjs";
+
+const KEY = "io.modelcontextprotocol/aiInvocation";
+const UI = "io.modelcontextprotocol/ui";
+const shots = join(root, "target", "screenshots");
+const dir = mkdtempSync(join(tmpdir(), "mcp-provenance-extension-"));
+
+/** A Streamable HTTP exchange as DevTools hands it over: a HAR entry, and the response's body. */
+const exchange = (request, response, type = "application/json") => ({
+  entry: {
+    startedDateTime: "2026-12-01T20:00:00.000Z",
+    request: { method: "POST", url: "http://127.0.0.1:3000/mcp", headers: [{ name: "Mcp-Session-Id", value: "5b1f2c3d-0000" }],
+      postData: { mimeType: "application/json", text: JSON.stringify(request) } },
+    response: { status: 200, headers: [{ name: "content-type", value: type }], content: { mimeType: type } },
+  },
+  body: type === "text/event-stream" ? `event: message\ndata: ${JSON.stringify(response)}\n\n` : JSON.stringify(response),
+});
+const call = (id, name, meta) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: {}, _meta: meta } });
+const answer = (id, turnId) => ({ jsonrpc: "2.0", id, result: { content: [], _meta: { [KEY]: { turnId } } } });
+const EXCHANGES = [
+  exchange(call(1, "list_tables", { [KEY]: { invocationReason: { text: "The user asked." }, model: { name: "m" }, turnId: "turn-1" } }), answer(1, "turn-1")),
+  exchange(call(2, "execute_query", { [KEY]: { userIntent: { text: "rows\r\n2026-12-01 INFO approved by admin" }, turnId: "turn-1" } }), answer(2, "turn-1"), "text/event-stream"),
+  exchange(call(3, "refresh_dashboard", { [UI]: { initiator: "model" }, [KEY]: { turnId: "turn-2" } }), answer(3, "turn-2")),
+  // Not MCP: the panel leaves it out.
+  { entry: { request: { method: "POST", url: "http://127.0.0.1:3000/login", headers: [], postData: { text: '{"user":"a"}' } }, response: {} }, body: "" },
+];
+
+let server;
+let browser;
+let page;
+const problems = [];
+
+before(async () => {
+  mkdirSync(shots, { recursive: true });
+  server = await serve(0, join(root, "target", "extension"));
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
+  page.on("pageerror", (error) => problems.push(error.message));
+  page.on("console", (message) => { if (["warning", "error"].includes(message.type())) problems.push(message.text()); });
+  // DevTools' network API, played by the test.
+  await page.addInitScript(() => {
+    globalThis.chrome = { devtools: { network: { onRequestFinished: { addListener: (listener) => { globalThis.__finished = listener; } } } } };
+  });
+  await page.goto(`http://127.0.0.1:${server.address().port}/panel.html`);
+  await page.waitForSelector("body[data-ready=true]");
+  await page.evaluate((exchanges) => {
+    for (const { entry, body } of exchanges) globalThis.__finished({ ...entry, getContent: (callback) => callback(body) });
+  }, EXCHANGES);
+});
+
+after(async () => {
+  await browser?.close();
+  server?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The rows of the message list, as shown. */
+const rows = () => page.$$eval("#messages tbody tr", (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+
+test("the panel lists each MCP message of the page's traffic with the package's verdict", async () => {
+  assert.deepEqual(problems, []);
+  assert.deepEqual(await rows(), [
+    ["1", "5b1f2c3d", "turn-1", "request", "tools/call list_tables", "—", "clean"],
+    ["2", "5b1f2c3d", "—", "response", "result for 1", "—", "clean"],
+    ["3", "5b1f2c3d", "turn-1", "request", "tools/call execute_query", "—", "1 warning"],
+    ["4", "5b1f2c3d", "—", "response", "result for 2", "—", "clean"],
+    ["5", "5b1f2c3d", "turn-2", "request", "tools/call refresh_dashboard", "model", "clean"],
+    ["6", "5b1f2c3d", "—", "response", "result for 3", "—", "clean"],
+  ]);
+});
+
+test("a message's diagnostics name the rule and the JSON Pointer; the forged line is shown as text", async () => {
+  await page.click("#messages tbody tr[data-index='3']");
+  const detail = await page.$$eval("#diagnostics tbody tr", (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+  assert.deepEqual(detail, [["warning", "AI-13", "control-character", `/params/_meta/io.modelcontextprotocol~1aiInvocation/userIntent/text`,
+    "holds line breaks, control or bidi characters that could forge or disguise log lines; sanitize replaces them"]]);
+  assert.deepEqual(await page.$$eval("#changes li", (lis) => lis.map((li) => li.textContent)),
+    ["neutralized /params/_meta/io.modelcontextprotocol~1aiInvocation/userIntent/text (AI-13)"]);
+  const record = JSON.parse(await page.textContent("#record"));
+  assert.equal(record.clientAsserted.userIntent, "rows  2026-12-01 INFO approved by admin");
+  await page.screenshot({ path: join(shots, "extension-panel.png"), fullPage: true });
+});
+
+test("a View's claim to initiator model is flagged: only a Host attests it", async () => {
+  await page.click("#messages tbody tr[data-index='5']");
+  assert.equal(await page.isVisible("#claim"), true);
+  assert.match(await page.textContent("#claim"), /^initiator "model" is a claim only a Host can attest/);
+});
+
+test("filters and search narrow the list", async () => {
+  await page.selectOption("#severity", "warning");
+  assert.deepEqual((await rows()).map((row) => row[0]), ["3"]);
+  await page.selectOption("#severity", "");
+  await page.selectOption("#turn", "turn-2");
+  assert.deepEqual((await rows()).map((row) => row[0]), ["5"]);
+  await page.selectOption("#turn", "");
+  await page.fill("#search", "list_tables");
+  assert.deepEqual((await rows()).map((row) => row[0]), ["1"]);
+  await page.fill("#search", "");
+});
+
+test("the export is a capture mcp-provenance check reads: the same messages, the same findings", async () => {
+  const [download] = await Promise.all([page.waitForEvent("download"), page.click("#export")]);
+  const file = join(dir, "capture.jsonl");
+  await download.saveAs(file);
+  assert.equal(readFileSync(file, "utf8").trim().split("\n").length, 6);
+  const out = execFileSync(process.execPath, [join(root, "pkg", "dist", "bin", "mcp-provenance.mjs"), "check", file, "--format", "json"], { encoding: "utf8" });
+  const lines = out.trim().split("\n").map((line) => JSON.parse(line));
+  const { summary } = lines.pop();
+  assert.deepEqual([summary.messages, summary.errors, summary.warnings], [6, 0, 1]);
+  assert.deepEqual(lines.flatMap(({ line, diagnostics }) => diagnostics.map((d) => [line, d.rule, d.code])), [[3, "AI-13", "control-character"]]);
+});
+
+test("a pasted message is checked too; text that is not JSON says so", async () => {
+  await page.fill("#paste", JSON.stringify(call(9, "q", { [KEY]: { turnId: 7 } })));
+  await page.click("#check");
+  const last = (await rows()).pop();
+  assert.deepEqual(last, ["7", "—", "—", "pasted", "tools/call q", "—", "1 error"]);
+  await page.fill("#paste", "{");
+  await page.click("#check");
+  assert.match(await page.textContent("#paste-error"), /^not JSON: /);
+  assert.deepEqual(problems, []);
+});
