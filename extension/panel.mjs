@@ -35,10 +35,17 @@ function nameOf({ message }) {
   return `${"error" in message ? "error" : "result"} for ${JSON.stringify(message.id)}`;
 }
 
+/** The turn of each request by session and id, for its answer to be listed in it. */
+const turns = new Map();
+const exchangeKey = (item) => `${item.session ?? ""} ${JSON.stringify(item.message?.id)}`;
+
 /** Adds a message to the list: checks it, and shows it when the filters let it through. */
 function add(item) {
   const checked = check(api, item.message);
-  const row = { ...item, ...checked, index: seen.length + 1, turn: turnOf(checked.record), verdict: verdictOf(checked.report), claim: claimWarning(checked.record) };
+  // A request's turn is its own (COR-1); an answer's, its request's.
+  const turn = checked.record ? turnOf(checked.record) : turns.get(exchangeKey(item));
+  if (checked.record && item.message?.id !== undefined) turns.set(exchangeKey(item), turn);
+  const row = { ...item, ...checked, index: seen.length + 1, turn, verdict: verdictOf(checked.report), claim: claimWarning(checked.record) };
   row.name = nameOf(row);
   row.text = JSON.stringify(item.message);
   seen.push(row);
@@ -63,20 +70,36 @@ function shown() {
     && (!turn || row.turn === turn) && (!search || row.text.includes(search)));
 }
 
+/**
+ * The list, grouped: a heading row wherever the session or the turn
+ * changes from the row before, then the messages.
+ */
 function render() {
-  const rows = shown().map((row) => {
-    const tr = element("tr", undefined, row === selected ? "selected" : undefined);
-    tr.dataset.index = String(row.index);
-    const count = row.report.diagnostics.length;
-    const verdict = row.verdict === "clean" ? "clean" : `${count} ${row.verdict}${count === 1 ? "" : "s"}`;
-    const cells = [String(row.index), row.session?.slice(0, 8) ?? "—", row.turn ?? "—", row.direction, row.name,
-      row.record?.hostAttested?.initiator ?? "—", verdict];
-    tr.append(...cells.map((text, at) => element("td", text, at === 6 ? row.verdict : at === 5 && row.claim ? "warning" : undefined)));
-    tr.addEventListener("click", () => select(row));
-    return tr;
+  const list = shown();
+  let group;
+  const rows = list.flatMap((row) => {
+    const heading = `session ${row.session ?? "(none)"} · turn ${row.turn ?? "(none)"}`;
+    if (heading === group) return [messageRow(row)];
+    group = heading;
+    const tr = element("tr", undefined, "group");
+    tr.append(Object.assign(element("td", heading), { colSpan: 7 }));
+    return [tr, messageRow(row)];
   });
   $("#messages tbody").replaceChildren(...rows);
-  $("#count").textContent = `${rows.length} of ${seen.length} messages`;
+  $("#count").textContent = `${list.length} of ${seen.length} messages`;
+}
+
+/** One message's row: it is shown in full when clicked. */
+function messageRow(row) {
+  const tr = element("tr", undefined, row === selected ? "selected" : undefined);
+  tr.dataset.index = String(row.index);
+  const count = row.report.diagnostics.length;
+  const verdict = row.verdict === "clean" ? "clean" : `${count} ${row.verdict}${count === 1 ? "" : "s"}`;
+  const cells = [String(row.index), row.session?.slice(0, 8) ?? "—", row.turn ?? "—", row.direction, row.name,
+    row.record?.hostAttested?.initiator ?? "—", verdict];
+  tr.append(...cells.map((text, at) => element("td", text, at === 6 ? row.verdict : at === 5 && row.claim ? "warning" : undefined)));
+  tr.addEventListener("click", () => select(row));
+  return tr;
 }
 
 /** Shows one message: its diagnostics, what sanitize would change, its record, itself. */

@@ -177,7 +177,7 @@ before(async () => {
   const page = context.pages()[0];
   await page.goto(`http://127.0.0.1:${host.address().port}/`);
   await page.waitForSelector("body[data-done=true]");
-  for (let waited = 0; waited < 100 && (await evaluate(panel, "document.querySelectorAll('#messages tbody tr').length")) < 10; waited++) {
+  for (let waited = 0; waited < 100 && (await evaluate(panel, "document.querySelectorAll('#messages tbody tr[data-index]').length")) < 11; waited++) {
     await new Promise((r) => setTimeout(r, 100));
   }
 });
@@ -193,7 +193,7 @@ after(async () => {
 });
 
 /** The panel's rows of requests: [#, turn, message, initiator, verdict]. */
-const requests = () => evaluate(panel, `[...document.querySelectorAll("#messages tbody tr")]
+const requests = () => evaluate(panel, `[...document.querySelectorAll("#messages tbody tr[data-index]")]
   .map((tr) => [...tr.children].map((td) => td.textContent)).filter((cells) => cells[3] === "request")
   .map(([index, , turn, , message, initiator, verdict]) => [index, turn, message, initiator, verdict])`);
 
@@ -216,7 +216,7 @@ test("the panel lists the page's MCP calls with the package's verdicts", async (
     ["—", "tools/call refresh_dashboard", "model", "clean"],
   ]);
   // Each answer is listed too, from JSON or an event stream.
-  const answers = await evaluate(panel, `[...document.querySelectorAll("#messages tbody tr")].filter((tr) => tr.children[3].textContent === "response").length`);
+  const answers = await evaluate(panel, `[...document.querySelectorAll("#messages tbody tr[data-index]")].filter((tr) => tr.children[3].textContent === "response").length`);
   assert.equal(answers, 5);
 });
 

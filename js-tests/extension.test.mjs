@@ -70,18 +70,21 @@ after(async () => {
 });
 
 /** The rows of the message list, as shown. */
-const rows = () => page.$$eval("#messages tbody tr", (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+const rows = () => page.$$eval("#messages tbody tr[data-index]", (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
 
 test("the panel lists each MCP message of the page's traffic with the package's verdict", async () => {
   assert.deepEqual(problems, []);
   assert.deepEqual(await rows(), [
     ["1", "5b1f2c3d", "turn-1", "request", "tools/call list_tables", "—", "clean"],
-    ["2", "5b1f2c3d", "—", "response", "result for 1", "—", "clean"],
+    ["2", "5b1f2c3d", "turn-1", "response", "result for 1", "—", "clean"],
     ["3", "5b1f2c3d", "turn-1", "request", "tools/call execute_query", "—", "1 warning"],
-    ["4", "5b1f2c3d", "—", "response", "result for 2", "—", "clean"],
+    ["4", "5b1f2c3d", "turn-1", "response", "result for 2", "—", "clean"],
     ["5", "5b1f2c3d", "turn-2", "request", "tools/call refresh_dashboard", "model", "clean"],
-    ["6", "5b1f2c3d", "—", "response", "result for 3", "—", "clean"],
+    ["6", "5b1f2c3d", "turn-2", "response", "result for 3", "—", "clean"],
   ]);
+  // Grouped by session and turn: an answer in its request's turn.
+  assert.deepEqual(await page.$$eval("#messages tbody tr.group", (trs) => trs.map((tr) => tr.textContent)),
+    ["session 5b1f2c3d-0000 · turn turn-1", "session 5b1f2c3d-0000 · turn turn-2"]);
 });
 
 test("a message's diagnostics name the rule and the JSON Pointer; the forged line is shown as text", async () => {
@@ -107,7 +110,7 @@ test("filters and search narrow the list", async () => {
   assert.deepEqual((await rows()).map((row) => row[0]), ["3"]);
   await page.selectOption("#severity", "");
   await page.selectOption("#turn", "turn-2");
-  assert.deepEqual((await rows()).map((row) => row[0]), ["5"]);
+  assert.deepEqual((await rows()).map((row) => row[0]), ["5", "6"]);
   await page.selectOption("#turn", "");
   await page.fill("#search", "list_tables");
   assert.deepEqual((await rows()).map((row) => row[0]), ["1"]);
