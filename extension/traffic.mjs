@@ -80,7 +80,7 @@ export function check(api, message) {
   };
 }
 
-/** The initiators only a Host attests; a View's own claim to one is overwritten with "app" (UI-3). */
+/** The initiator a Host stamps on a View's call, over whatever the View claimed (UI-1, UI-3). */
 const HOST_STAMP = "app";
 
 /**
