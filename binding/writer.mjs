@@ -60,11 +60,6 @@ function isPlain(value) {
   return prototype === Object.prototype || prototype === null || Object.getPrototypeOf(prototype) === null;
 }
 
-/** Whether `value` is a plain object (not an array). */
-function isObject(value) {
-  return typeof value === "object" && value !== null && !Array.isArray(value) && isPlain(value);
-}
-
 /** A value of the same JSON type as `value`, for one that only its type is read of: a string or an array is empty. */
 function standIn(value) {
   if (typeof value === "string") return "";
@@ -577,9 +572,10 @@ export class Writer {
   /**
    * All of `value` in the values area, as JSON.stringify reads it (without
    * calling toJSON); while snapshotting, what was read as a plain JSON
-   * value of its own (else undefined for a container).
+   * value of its own (else undefined for a container). The names of an
+   * object's members, as written, go into `names` when given.
    */
-  compact(value, keys) {
+  compact(value, keys, names) {
     if (++this.values > MAX_VALUES) return this.stop(WHAT.tooMany);
     if (typeof value !== "object" || value === null) {
       this.scalar(value);
@@ -614,10 +610,12 @@ export class Writer {
         const item = this.member(value, name);
         if (item === undefined) continue;
         if (keys !== undefined && KEY_OPTIONS.includes(name) && typeof item === "string") keys[name] = item;
-        // A policy's correlation keys: the members of `_meta` to read beside the known ones.
-        if (keys !== undefined && name === CORRELATION_OPTION && isObject(item)) keys[name] = Object.keys(item);
-        const itemRead = this.compact(item);
+        // A policy's correlation keys, as read: the members of `_meta` to read beside the known ones.
+        const correlation = keys !== undefined && name === CORRELATION_OPTION ? [] : undefined;
+        const itemRead = this.compact(item, undefined, correlation);
+        if (correlation !== undefined) keys[name] = correlation;
         if (read !== undefined) put(read, name, itemRead);
+        names?.push(name);
         count++;
       }
       this.close(at, count);

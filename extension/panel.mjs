@@ -5,13 +5,16 @@
 // with textContent: as text, never as markup (AI-16).
 
 import * as api from "./mcp-provenance/index.mjs";
-import { check, claimWarning, messagesOf, turnOf } from "./traffic.mjs";
+import { capture, check, claimWarning, messagesIn, messagesOf, turnOf } from "./traffic.mjs";
 
 const $ = (selector) => document.querySelector(selector);
 const json = (value) => JSON.stringify(value, null, 2);
 
-/** Every message seen, in order, with what the package says of it. */
+/** Every message seen, in order, with what the package says of it: the last MAX_KEPT. */
 const seen = [];
+/** How many messages the panel keeps; older ones are dropped, and counted. */
+const MAX_KEPT = 5000;
+let dropped = 0;
 let selected;
 
 /** A new element holding `text` as text. */
@@ -45,10 +48,14 @@ function add(item) {
   // A request's turn is its own (COR-1); an answer's, its request's.
   const turn = checked.record ? turnOf(checked.record) : turns.get(exchangeKey(item));
   if (checked.record && item.message?.id !== undefined) turns.set(exchangeKey(item), turn);
-  const row = { ...item, ...checked, index: seen.length + 1, turn, verdict: verdictOf(checked.report), claim: claimWarning(checked.record) };
+  const row = { ...item, ...checked, index: seen.length + dropped + 1, turn, verdict: verdictOf(checked.report), claim: claimWarning(checked.record) };
   row.name = nameOf(row);
-  row.text = JSON.stringify(item.message);
   seen.push(row);
+  if (seen.length > MAX_KEPT) {
+    seen.shift();
+    dropped++;
+  }
+  if (turns.size > MAX_KEPT) turns.delete(turns.keys().next().value);
   offer($("#method"), row.message?.method);
   offer($("#turn"), row.turn);
   render();
@@ -67,7 +74,7 @@ function shown() {
   const turn = $("#turn").value;
   const search = $("#search").value;
   return seen.filter((row) => (!method || row.message?.method === method) && (!verdict || row.verdict === verdict)
-    && (!turn || row.turn === turn) && (!search || row.text.includes(search)));
+    && (!turn || row.turn === turn) && (!search || row.unit.text.includes(search)));
 }
 
 /**
@@ -86,7 +93,7 @@ function render() {
     return [tr, messageRow(row)];
   });
   $("#messages tbody").replaceChildren(...rows);
-  $("#count").textContent = `${list.length} of ${seen.length} messages`;
+  $("#count").textContent = `${list.length} of ${seen.length} messages${dropped > 0 ? ` (${dropped} older ones dropped)` : ""}`;
 }
 
 /** One message's row: it is shown in full when clicked. */
@@ -119,13 +126,15 @@ function select(row) {
   $("#changes").replaceChildren(...(row.sanitized?.error ? [element("li", row.sanitized.error, "error")]
     : changes.length > 0 ? changes.map((c) => element("li", `${c.action} ${c.path} (${c.rule})`)) : [element("li", "nothing")]));
   $("#record").textContent = row.record === undefined ? "(a response: no record)" : json(row.record);
-  $("#raw").textContent = json(row.message);
+  $("#raw").textContent = row.unit.text;
 }
 
 for (const id of ["#method", "#severity", "#turn", "#search"]) $(id).addEventListener("input", render);
 
 $("#clear").addEventListener("click", () => {
   seen.length = 0;
+  turns.clear();
+  dropped = 0;
   selected = undefined;
   $("#detail").hidden = true;
   render();
@@ -133,7 +142,8 @@ $("#clear").addEventListener("click", () => {
 
 // The shown messages as a capture, one JSON-RPC message a line: `mcp-provenance check` reads it.
 $("#export").addEventListener("click", () => {
-  const lines = shown().map((row) => `${row.text}\n`);
+  // A batch is one line, written once, when any of its messages is shown.
+  const lines = capture([...new Set(shown().map((row) => row.unit))]);
   const link = element("a");
   link.href = URL.createObjectURL(new Blob(lines, { type: "application/jsonl" }));
   link.download = "mcp-capture.jsonl";
@@ -142,15 +152,18 @@ $("#export").addEventListener("click", () => {
 });
 
 $("#check").addEventListener("click", () => {
-  let message;
+  const text = $("#paste").value;
+  let value;
   try {
-    message = JSON.parse($("#paste").value);
+    value = JSON.parse(text);
   } catch (error) {
     $("#paste-error").textContent = `not JSON: ${error.message}`;
     return;
   }
   $("#paste-error").textContent = "";
-  add({ direction: "pasted", message });
+  // A pasted value is checked whatever it is: validate says what is not a message.
+  const items = messagesIn(text, value);
+  for (const item of items.length > 0 ? items : [{ message: value, unit: { text } }]) add({ ...item, direction: "pasted" });
 });
 
 // The inspected page's traffic, as DevTools' Network panel sees it.

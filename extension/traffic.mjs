@@ -18,7 +18,12 @@ function isMessage(value) {
     && (typeof value.method === "string" || "result" in value || "error" in value);
 }
 
-/** The JSON-RPC messages of a JSON text: one, a batch, or none when it is not JSON-RPC. */
+/**
+ * The JSON-RPC messages of a JSON text (one, a batch, or none when it is
+ * not JSON-RPC), each `{ message, unit }`: `unit` is the text they came in,
+ * shared by a batch's messages, so that an export writes what came, its
+ * numbers and escapes as they were, never JSON.stringify's reading of it.
+ */
 function parse(text) {
   let value;
   try {
@@ -26,8 +31,14 @@ function parse(text) {
   } catch {
     return [];
   }
+  return messagesIn(text, value);
+}
+
+/** `parse` of a text already read as `value`. */
+export function messagesIn(text, value) {
   const all = Array.isArray(value) ? value : [value];
-  return all.every(isMessage) ? all : [];
+  const unit = { text };
+  return all.every(isMessage) ? all.map((message) => ({ message, unit })) : [];
 }
 
 /** The `data` of each event of a `text/event-stream` body, as messages. */
@@ -40,8 +51,8 @@ function events(text) {
 
 /**
  * The messages of one HTTP exchange (a HAR entry, and its response body):
- * `{ direction, message, session, url, started }` each, requests first.
- * An exchange that carried no JSON-RPC is none of the panel's business.
+ * `{ direction, message, unit, session, url, started }` each, requests
+ * first. An exchange that carried no JSON-RPC is none of the panel's business.
  */
 export function messagesOf(entry, responseBody = "") {
   const { request, response = {} } = entry;
@@ -53,9 +64,18 @@ export function messagesOf(entry, responseBody = "") {
   const session = header(request.headers, SESSION) ?? header(response.headers, SESSION);
   const base = { session, url: request.url, started: entry.startedDateTime };
   return [
-    ...sent.map((message) => ({ ...base, direction: "request", message })),
-    ...received.map((message) => ({ ...base, direction: "response", message })),
+    ...sent.map((item) => ({ ...base, ...item, direction: "request" })),
+    ...received.map((item) => ({ ...base, ...item, direction: "response" })),
   ];
+}
+
+/**
+ * A capture of `units`, one a line, as `mcp-provenance check` reads it: each
+ * text as it came, its line breaks (JSON whitespace: none can stand inside a
+ * JSON string) made spaces.
+ */
+export function capture(units) {
+  return units.map((unit) => `${unit.text.replace(/[\r\n]+/g, " ")}\n`);
 }
 
 /**

@@ -139,3 +139,23 @@ test("a pasted message is checked too; text that is not JSON says so", async () 
   assert.match(await page.textContent("#paste-error"), /^not JSON: /);
   assert.deepEqual(problems, []);
 });
+
+test("the export writes each message as it came: its numbers and escapes, a batch as one line", async () => {
+  await page.click("#clear");
+  const message = '{\n  "jsonrpc": "2.0", "id": 12345678901234567890,\n  "method": "tools/call",\n  "params": {"name": "caf\\u00e9", "arguments": {"n": 1e400, "price": 1.10}}\n}';
+  const batch = '[{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":2,"method":"ping"}]';
+  for (const text of [message, batch]) {
+    await page.fill("#paste", text);
+    await page.click("#check");
+  }
+  assert.deepEqual((await rows()).map((row) => row[4]), ["tools/call café", "notifications/initialized", "ping"]);
+  // Search reads the text as it came too.
+  await page.fill("#search", "1e400");
+  assert.deepEqual((await rows()).map((row) => row[4]), ["tools/call café"]);
+  await page.fill("#search", "");
+  const [download] = await Promise.all([page.waitForEvent("download"), page.click("#export")]);
+  const file = join(dir, "exact.jsonl");
+  await download.saveAs(file);
+  assert.equal(readFileSync(file, "utf8"), `${message.replace(/\n/g, " ")}\n${batch}\n`);
+  assert.equal(await page.textContent("#count"), "3 of 3 messages");
+});

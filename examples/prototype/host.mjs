@@ -22,6 +22,8 @@ import { provenanceTransport } from "mcp-provenance/sdk";
 const { values: options } = parseArgs({
   options: { gateway: { type: "string" }, audit: { type: "string" }, log: { type: "string" } },
 });
+/** The correlation ids a traceparent gives, shown as one trace id. */
+const TRACE_KINDS = ["trace", "parentSpan", "traceFlags"];
 const NO_TURN = "(none: session set-up, the client of today and the legacy client)";
 const transcript = JSON.parse(readFileSync(new URL("data/transcript.json", import.meta.url), "utf8"));
 
@@ -108,8 +110,8 @@ function printTrail(databasePath, logPath) {
         console.log(`                      intent ${show(row.user_intent)}${row.user_intent_redacted ? " (redacted)" : ""}`);
       }
       // The ids the client sent under its own keys, and the trace the request belongs to (COR-1).
-      // (The envelope's turnId heads its turn; the trace's parts are its one id.)
-      const ids = JSON.parse(row.correlation ?? "[]").filter((id) => id.key !== "traceparent" && id.member !== "turnId");
+      // (The envelope's turnId heads its turn; the trace is shown by its id alone.)
+      const ids = JSON.parse(row.correlation ?? "[]").filter((id) => !TRACE_KINDS.includes(id.kind) && id.member !== "turnId");
       if (ids.length > 0) console.log(`     client-asserted  ${ids.map((id) => `${id.kind} ${show(id.value)} (${id.key}${id.member ? `.${id.member}` : ""})`).join(", ")}`);
       if (row.trace_id) console.log(`     client-asserted  trace ${row.trace_id} (traceparent)`);
       console.log(`     witnessed        received ${row.received_at}, session ${row.session_id?.slice(0, 8) ?? "—"}…`);

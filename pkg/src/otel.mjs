@@ -70,7 +70,8 @@ export function otelAttributes(record, { freeText = false } = {}) {
  */
 export function parentSpanContext(record) {
   const ids = record.clientAsserted?.correlation ?? [];
-  const of = (kind) => ids.find((id) => id.kind === kind && id.key === "traceparent")?.value;
+  // Only `traceparent` gives these kinds (COR-2): the core holds them to it.
+  const of = (kind) => ids.find((id) => id.kind === kind)?.value;
   const [traceId, spanId, flags] = [of("trace"), of("parentSpan"), of("traceFlags")];
   if (traceId === undefined || spanId === undefined || flags === undefined) return undefined;
   return { traceId, spanId, traceFlags: Number.parseInt(flags, 16), isRemote: true };
