@@ -8,7 +8,7 @@ WASM := target/$(WASM_TARGET)/release/mcp_provenance.wasm
 # The npm package's module: its exports, without the serde_json::Value API.
 NPM_FEATURES := --no-default-features --features npm
 
-.PHONY: demo test bench bench-serde loadtest fuzz build pack describe lint setup setup-wasm setup-debian setup-fuzz
+.PHONY: demo test python-wheel python-test bench bench-serde loadtest fuzz build pack describe lint setup setup-wasm setup-debian setup-fuzz
 
 demo: build
 	@node examples/prototype/run.mjs
@@ -16,17 +16,38 @@ demo: build
 test: setup lint build setup-debian
 	$(CARGO) test
 	node --test js-tests/
+	$(MAKE) python-test
 	$(MAKE) fuzz FUZZ_SECONDS=20
 
+# The Python package (python/): its abi3 wheel built with maturin (from
+# PyPI) into target/wheels, installed into a fresh virtual environment with
+# what its tests run with (python/tests/requirements.txt).
+PY_BUILD := target/python/build
+PY_TEST := target/python/test
+python-wheel:
+	@test -x $(PY_BUILD)/bin/maturin || { python3 -m venv $(PY_BUILD) && $(PY_BUILD)/bin/pip install -q "maturin>=1.16,<1.17"; }
+	rm -rf target/wheels $(PY_TEST)
+	cd python && ../$(PY_BUILD)/bin/maturin build --release --out ../target/wheels
+	python3 -m venv $(PY_TEST)
+	$(PY_TEST)/bin/pip install -q target/wheels/mcp_provenance-*.whl -r python/tests/requirements.txt
+
+# The Python tests, against the installed wheel: every vector, the
+# middleware under FastMCP's and the SDK's own clients, the docstrings'
+# examples, mypy --strict.
+python-test: python-wheel
+	$(PY_TEST)/bin/python -m unittest discover -s python/tests -t python/tests -v
+
 # The figures of the README's performance section: the package against what
-# a JS user would pick instead, cost as a message grows, and the native core.
-bench: build
+# a JS user would pick instead, cost as a message grows, the native core,
+# and the Python package against pydantic and hand-written Python.
+bench: build python-wheel
 	node bench/compare.mjs
 	node bench/envelope-cost.mjs
 	node bench/filter.mjs
 	$(CARGO) build --release --features cli --bin mcp-provenance
 	node bench/check.mjs
 	$(CARGO) bench --bench native
+	$(PY_TEST)/bin/python bench/python.py
 
 # serde-wasm-bindgen beside the package's own boundary, on the structs that
 # cross whole (bench/serde-wasm-bindgen). Needs the wasm-bindgen CLI.
@@ -79,6 +100,7 @@ lint: setup-wasm
 	$(CARGO) fmt --check
 	$(CARGO) clippy --all-targets --features cli -- -D warnings
 	$(CARGO) clippy --lib --target $(WASM_TARGET) $(NPM_FEATURES) -- -D warnings
+	$(CARGO) clippy --lib --features python -- -D warnings
 
 # rustfmt and clippy come with the toolchain on our machines; add them where
 # a toolchain was installed without them.

@@ -23,8 +23,6 @@ use std::collections::BTreeMap;
 
 // Bounds the JS side keeps as it reads (the core only describes them).
 
-/// How deep JS reads a value whole before it stops (`tooDeep`).
-const MAX_DEPTH: u32 = 128;
 /// The most items of one array JS reads (`tooLong`).
 const MAX_ITEMS: u32 = 1_048_576;
 /// The most values JS reads whole in one call, counting each item and
@@ -84,7 +82,7 @@ fn description() -> Value {
             "unfinished": UNFINISHED,
             "record": RECORD,
             "records": MAX_RECORDS,
-            "depth": MAX_DEPTH,
+            "depth": crate::message::MAX_DEPTH,
             "items": MAX_ITEMS,
             "values": MAX_VALUES,
             "valueBytes": MAX_VALUE_BYTES,

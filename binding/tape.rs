@@ -30,11 +30,10 @@
 //! says where.
 
 use super::NONE;
-use crate::diagnostics::{Code, Diagnostic, Rule};
-use crate::error::Error;
 use crate::json::compact;
 use crate::json::{Number, Slot, Text, Tree};
 use crate::keys::KeyOptions;
+use crate::message::Unreadable;
 use crate::path::Path;
 use crate::schema::{EnvelopeField, FIELDS, MESSAGE, Node, Place, Read};
 use crate::view::{Envelope, Message};
@@ -69,38 +68,6 @@ pub(super) const WHAT: [(&str, &str); 13] = [
     ),
     ("longName", "a member name of more than 65536 characters"),
 ];
-
-/// A place in a JS value that cannot be read as JSON, and what stands there.
-pub(super) struct Unreadable {
-    /// RFC 6901 JSON Pointer of the place.
-    pub path: String,
-    /// What stands there, with its article: "a BigInt", "a cycle".
-    pub what: &'static str,
-}
-
-impl Unreadable {
-    fn message(&self) -> String {
-        match self.path.as_str() {
-            "" => format!("the value cannot be read as JSON: {}", self.what),
-            path => format!("`{path}` cannot be read as JSON: {}", self.what),
-        }
-    }
-
-    /// As `validate` reports it (MSG-1).
-    pub(super) fn diagnostic(&self) -> Diagnostic {
-        Diagnostic::error(
-            Code::Unreadable,
-            Rule::Msg1,
-            self.path.clone(),
-            self.message(),
-        )
-    }
-
-    /// As the other calls fail on it (TypeError).
-    pub(super) fn error(&self) -> Error {
-        Error::new(Code::Unreadable, self.message())
-    }
-}
 
 /// What the header of a tape says.
 #[derive(Clone, Copy)]
@@ -324,7 +291,7 @@ impl<'a> Tape<'a> {
         match record.first() {
             Some(&compact::UNREADABLE) => Failure::Unreadable(Unreadable {
                 path,
-                what: describe(record.get(1).copied()),
+                what: describe(record.get(1).copied()).into(),
             }),
             Some(&(compact::ARRAY_WHOLE | compact::OBJECT_WHOLE)) => {
                 let offset = record
@@ -491,7 +458,7 @@ fn locate(bytes: &[u8], path: String) -> Unreadable {
     }
     Unreadable {
         path: full,
-        what: describe(what),
+        what: describe(what).into(),
     }
 }
 

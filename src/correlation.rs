@@ -140,7 +140,7 @@ pub(crate) const OPTION: &str = "correlationKeys";
 /// `traceparent` and the known sources' keys, each once. A binding reads
 /// these members of `_meta` (and a policy's) and no others; the
 /// description lists them for it.
-#[cfg(test)]
+#[cfg(any(test, feature = "python"))]
 pub(crate) fn known_keys() -> Vec<&'static str> {
     let mut keys = vec![TRACEPARENT];
     for source in &KNOWN_CORRELATION_SOURCES {

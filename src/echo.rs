@@ -92,12 +92,23 @@ pub(crate) fn echo(request: &Message, response: &Message) -> Result<Vec<Edit>, E
 /// ```
 #[cfg(feature = "value")]
 pub fn echo_turn_id(request: &Value, response: Value, keys: &KeyOptions) -> Result<Value, Error> {
-    keys.check()?;
-    let edits = echo(
-        &Message::of(request, keys, READS),
-        &Message::of(&response, keys, READS),
-    )?;
+    let edits = echo_edits(request, &response, keys)?;
     Ok(crate::edit::apply(response, edits, keys, &[request]))
+}
+
+/// The edits of [`echo_turn_id`] to the response, the keys checked; what
+/// is copied is taken from the request, the call's input 1.
+#[cfg(feature = "value")]
+pub(crate) fn echo_edits(
+    request: &Value,
+    response: &Value,
+    keys: &KeyOptions,
+) -> Result<Vec<Edit>, Error> {
+    keys.check()?;
+    echo(
+        &Message::of(request, keys, READS),
+        &Message::of(response, keys, READS),
+    )
 }
 
 /// Checks a response's envelope: only `turnId`, a string, and the one the

@@ -164,9 +164,20 @@ pub fn stamp_initiator(
     initiator: Initiator,
     keys: &KeyOptions,
 ) -> Result<Value, Error> {
-    keys.check()?;
-    let edits = stamp(&Message::of(&request, keys, READS), initiator)?;
+    let edits = stamp_edits(&request, initiator, keys)?;
     Ok(crate::edit::apply(request, edits, keys, &[]))
+}
+
+/// The edits of [`stamp_initiator`], the keys checked: what a binding
+/// applies to the request it holds.
+#[cfg(feature = "value")]
+pub(crate) fn stamp_edits(
+    request: &Value,
+    initiator: Initiator,
+    keys: &KeyOptions,
+) -> Result<Vec<Edit>, Error> {
+    keys.check()?;
+    stamp(&Message::of(request, keys, READS), initiator)
 }
 
 /// Removes `initiator` from the request's `ui` entry, for a call the model
@@ -192,9 +203,15 @@ pub fn stamp_initiator(
 /// ```
 #[cfg(feature = "value")]
 pub fn clear_initiator(request: Value, keys: &KeyOptions) -> Result<Value, Error> {
-    keys.check()?;
-    let edits = clear(&Message::of(&request, keys, READS))?;
+    let edits = clear_edits(&request, keys)?;
     Ok(crate::edit::apply(request, edits, keys, &[]))
+}
+
+/// The edits of [`clear_initiator`], the keys checked.
+#[cfg(feature = "value")]
+pub(crate) fn clear_edits(request: &Value, keys: &KeyOptions) -> Result<Vec<Edit>, Error> {
+    keys.check()?;
+    clear(&Message::of(request, keys, READS))
 }
 
 /// Checks the `ui` entry of a request's `_meta` (UI-7); absence is fine (UI-4).

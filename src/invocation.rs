@@ -163,10 +163,21 @@ pub fn attach_invocation(
     invocation: Value,
     keys: &KeyOptions,
 ) -> Result<Value, Error> {
-    keys.check()?;
-    let edits = attach(
-        &Message::of(&request, keys, READS),
-        &Envelope::of(&invocation),
-    )?;
+    let edits = attach_edits(&request, &invocation, keys)?;
     Ok(crate::edit::apply(request, edits, keys, &[&invocation]))
+}
+
+/// The edits of [`attach_invocation`], the keys checked; a copied field is
+/// taken from the invocation, the call's input 1.
+#[cfg(feature = "value")]
+pub(crate) fn attach_edits(
+    request: &Value,
+    invocation: &Value,
+    keys: &KeyOptions,
+) -> Result<Vec<Edit>, Error> {
+    keys.check()?;
+    attach(
+        &Message::of(request, keys, READS),
+        &Envelope::of(invocation),
+    )
 }

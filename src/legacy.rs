@@ -191,7 +191,13 @@ pub(crate) fn changes(edits: &[Edit], keys: &KeyOptions) -> Vec<Change> {
 /// ```
 #[cfg(feature = "value")]
 pub fn lift_legacy_arguments(request: Value, options: &LiftOptions) -> Result<Value, Error> {
-    options.keys.check()?;
-    let edits = lift(&Message::of(&request, &options.keys, READS), options.remove)?;
+    let edits = lift_edits(&request, options)?;
     Ok(crate::edit::apply(request, edits, &options.keys, &[]))
+}
+
+/// The edits of [`lift_legacy_arguments`], the keys checked.
+#[cfg(feature = "value")]
+pub(crate) fn lift_edits(request: &Value, options: &LiftOptions) -> Result<Vec<Edit>, Error> {
+    options.keys.check()?;
+    lift(&Message::of(request, &options.keys, READS), options.remove)
 }

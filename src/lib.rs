@@ -63,6 +63,11 @@ mod view;
 #[path = "../binding/mod.rs"]
 mod wasm;
 mod wire;
+// The Python package's boundary (python/): its Rust here, its Python beside it.
+#[cfg(feature = "python")]
+#[cfg_attr(docsrs, doc(cfg(feature = "python")))]
+#[path = "../python/src/mod.rs"]
+mod python;
 
 #[cfg(feature = "value")]
 #[cfg_attr(docsrs, doc(cfg(feature = "value")))]

@@ -1,4 +1,5 @@
-//! What a call needs a message to be before it can run.
+//! What a call needs a message to be before it can run, and what a
+//! binding says of a value it could not read as JSON.
 
 use crate::diagnostics::{Code, Diagnostic, Rule};
 use crate::error::Error;
@@ -104,5 +105,46 @@ pub(crate) fn writable_meta(view: &Message) -> Result<(), Error> {
     match not_an_object(view, &TO_META) {
         Some(step) => Err(step.into()),
         None => Ok(()),
+    }
+}
+
+/// The deepest a binding reads a value whole: deeper nesting (or a cycle)
+/// is [`Unreadable`].
+#[cfg(any(test, feature = "python"))]
+pub(crate) const MAX_DEPTH: usize = 128;
+
+/// A place in a value a binding was handed (a JS or Python object) that
+/// cannot be read as JSON, and what stands there: `validate` reports it,
+/// every other call fails on it.
+#[cfg(any(test, feature = "python", all(feature = "npm", target_arch = "wasm32")))]
+pub(crate) struct Unreadable {
+    /// RFC 6901 JSON Pointer of the place.
+    pub path: String,
+    /// What stands there, with its article: "a BigInt", "a cycle", "a set".
+    pub what: std::borrow::Cow<'static, str>,
+}
+
+#[cfg(any(test, feature = "python", all(feature = "npm", target_arch = "wasm32")))]
+impl Unreadable {
+    fn message(&self) -> String {
+        match self.path.as_str() {
+            "" => format!("the value cannot be read as JSON: {}", self.what),
+            path => format!("`{path}` cannot be read as JSON: {}", self.what),
+        }
+    }
+
+    /// As `validate` reports it (MSG-1).
+    pub(crate) fn diagnostic(&self) -> Diagnostic {
+        Diagnostic::error(
+            Code::Unreadable,
+            Rule::Msg1,
+            self.path.clone(),
+            self.message(),
+        )
+    }
+
+    /// As the other calls fail on it (a TypeError).
+    pub(crate) fn error(&self) -> Error {
+        Error::new(Code::Unreadable, self.message())
     }
 }

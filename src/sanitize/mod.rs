@@ -93,16 +93,19 @@ pub struct Sanitized {
 /// ```
 #[cfg(feature = "value")]
 pub fn sanitize(message: Value, policy: &Policy) -> Result<Sanitized, Error> {
-    policy.check()?;
-    let (changes, edits) = {
-        let view = Message::of(&message, &policy.keys, READS);
-        let cleaned = plan(&view, policy)?;
-        (cleaned.changes, cleaned.edits)
-    };
+    let Plan { changes, edits } = plan_value(&message, policy)?;
     Ok(Sanitized {
         message: crate::edit::apply(message, edits, &policy.keys, &[]),
         changes,
     })
+}
+
+/// What [`sanitize`] comes to, the policy checked: its changes, and the
+/// edits a binding applies to the message it holds.
+#[cfg(feature = "value")]
+pub(crate) fn plan_value(message: &Value, policy: &Policy) -> Result<Plan, Error> {
+    policy.check()?;
+    plan(&Message::of(message, &policy.keys, READS), policy)
 }
 
 /// What sanitizing a message comes to: its changes, and its edits.

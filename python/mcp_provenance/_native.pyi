@@ -1,0 +1,43 @@
+# The extension module's types (its Rust is in python/src/; each function's
+# documentation is its docstring there). The package re-exports every name.
+from typing import Any, Dict, Final, Optional, Union
+
+from .types import (
+    AiInvocation,
+    AuditContext,
+    AuditRecord,
+    FilterContext,
+    FilterOptions,
+    Initiator,
+    KeyOptions,
+    LiftOptions,
+    Message,
+    Outcome,
+    Policy,
+    Report,
+    Sanitized,
+    ValidateOptions,
+)
+
+AI_INVOCATION_KEY: Final = "io.modelcontextprotocol/aiInvocation"
+UI_KEY: Final = "io.modelcontextprotocol/ui"
+
+def validate(message: object, options: Optional[ValidateOptions] = None) -> Report: ...
+def sanitize(message: Message, policy: Optional[Policy] = None) -> Sanitized: ...
+def stamp_initiator(
+    request: Message, initiator: Initiator = "app", options: Optional[KeyOptions] = None
+) -> Dict[str, Any]: ...
+def clear_initiator(request: Message, options: Optional[KeyOptions] = None) -> Dict[str, Any]: ...
+def attach_invocation(
+    request: Message, invocation: AiInvocation, options: Optional[KeyOptions] = None
+) -> Dict[str, Any]: ...
+def echo_turn_id(request: Message, response: Message, options: Optional[KeyOptions] = None) -> Dict[str, Any]: ...
+def audit_record(request: Message, context: Optional[AuditContext] = None) -> AuditRecord: ...
+def lift_legacy_arguments(request: Message, options: Optional[LiftOptions] = None) -> Dict[str, Any]: ...
+def is_valid_meta_key(key: object) -> bool: ...
+def is_reserved_meta_key(key: object) -> bool: ...
+def check_policy(policy: Optional[Policy] = None) -> None: ...
+
+class Filter:
+    def __init__(self, options: Optional[FilterOptions] = None) -> None: ...
+    def __call__(self, body: Union[bytes, str], context: Optional[FilterContext] = None) -> Outcome: ...

@@ -1,0 +1,63 @@
+"""Provenance for servers on the official ``mcp`` SDK (2.x): one line to adopt.
+
+>>> from mcp.server.mcpserver import MCPServer
+>>> from mcp_provenance.mcp import provenance_middleware
+>>> records = []
+>>> server = MCPServer("inventory", middleware=[provenance_middleware(audit=lambda record, request: records.append(record))])
+
+The middleware sees each message as it came over the wire, ``_meta`` whole,
+before the SDK validates it or a handler runs. Every request and notification
+is audited (its record handed to ``audit``, sync or async, with the message);
+a request whose audit fails is refused with a JSON-RPC error and never served
+(a notification, dropped); every result carries the request's ``turnId`` in
+its ``_meta``, and nothing else of the envelope (AI-11).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from mcp.server.context import CallNext, HandlerResult, ServerMiddleware, ServerRequestContext
+
+from ._audit import Auditor, AuditSink, request_of
+from .types import Policy
+
+__all__ = ["provenance_middleware"]
+
+
+def provenance_middleware(
+    audit: AuditSink, *, policy: Optional[Policy] = None, echo: bool = True
+) -> ServerMiddleware[Any]:
+    """A server middleware that audits every message before it is served and echoes ``turnId``.
+
+    ``policy`` is how the record makes the envelope safe (keys included),
+    checked now; ``echo=False`` leaves results as the handlers make them.
+
+    >>> middleware = provenance_middleware(audit=print, policy={"userIntent": "redact"})
+    >>> callable(middleware)
+    True
+    """
+    auditor = Auditor(audit, policy, echo)
+
+    async def middleware(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        request = request_of(ctx.method, ctx.request_id, ctx.params)
+        try:
+            await auditor.admit(request, _session_id(ctx))
+        except Exception:
+            if ctx.request_id is None:
+                return None  # a notification that cannot be audited is not served either
+            raise
+        result = await call_next(ctx)
+        # A request's result comes back as the wire's dict; only that is echoed into.
+        if not auditor.echo or ctx.request_id is None or not isinstance(result, dict):
+            return result
+        return {**result, "_meta": auditor.echoed(request, result.get("_meta"))}
+
+    return middleware
+
+
+def _session_id(ctx: ServerRequestContext[Any, Any]) -> Optional[str]:
+    """The streamable HTTP session's id, when the request came over one."""
+    headers = getattr(ctx.request, "headers", None)
+    session = headers.get("mcp-session-id") if headers is not None else None
+    return session if isinstance(session, str) else None

@@ -1,0 +1,445 @@
+//! The Python package's boundary, `mcp_provenance._native`: each function
+//! reads what its rules read of its Python arguments ([`read`]), hands the
+//! values to the same core functions the `serde_json::Value` API runs, and
+//! gives back dicts ([`write`]). Nothing here decides a rule.
+//!
+//! Options are read as the JSON documents they are in every runtime
+//! (`{"maxIntentBytes": 512}`), so that one policy file serves the npm
+//! package, the native command and Python alike.
+
+mod read;
+mod write;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyString};
+use serde_json::Value;
+
+use crate::audit::AuditContext;
+use crate::diagnostics::Report;
+use crate::error::{Error, ErrorKind};
+use crate::initiator::{self, Initiator};
+use crate::keys::KeyOptions;
+use crate::legacy::{self, LiftOptions};
+use crate::message::Unreadable;
+use crate::policy::Policy;
+use crate::wire::{Filter, FilterContext, Verdict};
+use crate::{echo, invocation};
+
+/// The exception an error raises: a `TypeError` or a `ValueError` of the
+/// package's own (`mcp_provenance.errors`), carrying its stable code.
+fn raise(py: Python<'_>, error: &Error) -> PyErr {
+    let class = match error.kind() {
+        ErrorKind::Input => "ProvenanceTypeError",
+        ErrorKind::Range => "ProvenanceValueError",
+    };
+    let made = py
+        .import("mcp_provenance.errors")
+        .and_then(|module| module.getattr(class))
+        .and_then(|class| class.call1((error.to_string(), error.code().as_str())));
+    match made {
+        Ok(exception) => PyErr::from_value(exception),
+        Err(failed) => failed,
+    }
+}
+
+/// A core result, or its error raised.
+trait OrRaise<T> {
+    fn or_raise(self, py: Python<'_>) -> PyResult<T>;
+}
+
+impl<T> OrRaise<T> for Result<T, Error> {
+    fn or_raise(self, py: Python<'_>) -> PyResult<T> {
+        self.map_err(|error| raise(py, &error))
+    }
+}
+
+impl<T> OrRaise<T> for Result<T, Unreadable> {
+    fn or_raise(self, py: Python<'_>) -> PyResult<T> {
+        self.map_err(|unreadable| raise(py, &unreadable.error()))
+    }
+}
+
+/// Reads `options` whole into `T` (none given: its defaults).
+fn options<T>(
+    py: Python<'_>,
+    options: Option<&Bound<'_, PyAny>>,
+    parse: impl FnOnce(&Value) -> Result<T, Error>,
+) -> PyResult<T> {
+    let value = read::whole(options, &[]).or_raise(py)?;
+    parse(&value).or_raise(py)
+}
+
+/// A request (or response) as the rules of a call read it, under `keys`.
+fn message(py: Python<'_>, message: &Bound<'_, PyAny>, keys: &KeyOptions) -> PyResult<Value> {
+    read::message(message, keys, None).or_raise(py)
+}
+
+/// Checks a message (request, notification or response): a report of every
+/// diagnostic, never an exception for what the message holds. For a
+/// response, `options["request"]` lets it check the `turnId` echo (AI-11).
+///
+/// >>> from mcp_provenance import validate
+/// >>> validate({"method": "tools/call", "params": {"_meta": {
+/// ...     "io.modelcontextprotocol/aiInvocation": {"turnId": 7}}}})["diagnostics"][0]["message"]
+/// '`turnId` must be a string, not a number'
+#[pyfunction]
+#[pyo3(signature = (message, options = None))]
+fn validate<'py>(
+    py: Python<'py>,
+    message: &Bound<'py, PyAny>,
+    options: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let report = || -> Result<Report, Unreadable> {
+        // `request` is a message of its own, read as one.
+        let keys = match KeyOptions::from_value(&read::whole(options, &["request"])?) {
+            Ok(keys) => keys,
+            Err(error) => {
+                return Ok(Report::from(vec![crate::validate::option_diagnostic(
+                    error,
+                )]));
+            }
+        };
+        let message = read::message(message, &keys, Some(&[]))?;
+        let request = match options.map(|options| options.cast::<PyDict>()) {
+            Some(Ok(options)) => options.get_item("request").ok().flatten(),
+            _ => None,
+        };
+        let request = match request.filter(|request| !request.is_none()) {
+            Some(request) => Some(read::message(&request, &keys, Some(&[]))?),
+            None => None,
+        };
+        let options = crate::ValidateOptions {
+            keys,
+            request: request.as_ref(),
+        };
+        Ok(crate::validate(&message, &options))
+    };
+    let report = report().unwrap_or_else(|unreadable| Report::from(vec![unreadable.diagnostic()]));
+    write::serialized(py, &report)
+}
+
+/// A copy of `message` made safe to persist or forward under `policy`, and
+/// what changed: strings neutralized (AI-13) and cut (AI-14), malformed
+/// fields dropped, intents redacted or dropped as the policy says.
+///
+/// >>> from mcp_provenance import sanitize
+/// >>> out = sanitize({"method": "tools/call", "params": {"_meta": {
+/// ...     "io.modelcontextprotocol/aiInvocation": {"userIntent": {"text": "hi"}}}}}, {"userIntent": "redact"})
+/// >>> out["message"]["params"]["_meta"]
+/// {'io.modelcontextprotocol/aiInvocation': {'userIntent': {'redacted': True}}}
+/// >>> out["changes"]
+/// [{'action': 'redacted', 'path': '/params/_meta/io.modelcontextprotocol~1aiInvocation/userIntent/text', 'rule': 'AI-15'}]
+#[pyfunction]
+#[pyo3(signature = (message, policy = None))]
+fn sanitize<'py>(
+    py: Python<'py>,
+    message: &Bound<'py, PyAny>,
+    policy: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let policy = options(py, policy, Policy::from_value)?;
+    let read = self::message(py, message, &policy.keys)?;
+    let plan = crate::sanitize::plan_value(&read, &policy).or_raise(py)?;
+    let out = PyDict::new(py);
+    out.set_item(
+        "message",
+        write::apply(message, &plan.edits, &policy.keys, &[])?,
+    )?;
+    out.set_item("changes", write::serialized(py, &plan.changes)?)?;
+    Ok(out)
+}
+
+/// A copy of `request` whose `ui` entry says who initiated it, as a Host
+/// does for a call its View made (UI-1..UI-5): whatever the View put there
+/// is overwritten; nothing else changes.
+///
+/// >>> from mcp_provenance import stamp_initiator
+/// >>> from_view = {"method": "tools/call", "params": {"name": "refresh",
+/// ...     "_meta": {"io.modelcontextprotocol/ui": {"initiator": "model"}}}}
+/// >>> stamp_initiator(from_view)["params"]["_meta"]
+/// {'io.modelcontextprotocol/ui': {'initiator': 'app'}}
+#[pyfunction]
+#[pyo3(signature = (request, initiator = None, options = None))]
+fn stamp_initiator<'py>(
+    py: Python<'py>,
+    request: &Bound<'py, PyAny>,
+    initiator: Option<&Bound<'py, PyAny>>,
+    options: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let keys = self::options(py, options, KeyOptions::from_value)?;
+    let initiator = match initiator {
+        None => Initiator::default(),
+        // What is no name is none of the four.
+        Some(name) => {
+            let name = name.cast::<PyString>().ok();
+            let name = name.as_ref().and_then(|name| name.to_str().ok());
+            name.unwrap_or_default().parse::<Initiator>().or_raise(py)?
+        }
+    };
+    let read = message(py, request, &keys)?;
+    let edits = initiator::stamp_edits(&read, initiator, &keys).or_raise(py)?;
+    write::apply(request, &edits, &keys, &[])
+}
+
+/// A copy of `request` without an `initiator`, for a call the model chose
+/// (UI-2).
+///
+/// >>> from mcp_provenance import clear_initiator
+/// >>> clear_initiator({"method": "tools/call", "params": {
+/// ...     "_meta": {"io.modelcontextprotocol/ui": {"initiator": "app"}}}})["params"]
+/// {'_meta': {'io.modelcontextprotocol/ui': {}}}
+#[pyfunction]
+#[pyo3(signature = (request, options = None))]
+fn clear_initiator<'py>(
+    py: Python<'py>,
+    request: &Bound<'py, PyAny>,
+    options: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let keys = self::options(py, options, KeyOptions::from_value)?;
+    let read = message(py, request, &keys)?;
+    let edits = initiator::clear_edits(&read, &keys).or_raise(py)?;
+    write::apply(request, &edits, &keys, &[])
+}
+
+/// A copy of `request` carrying (a copy of) `invocation` as its envelope,
+/// for a call the host's model makes; an invocation that breaks AI-2..AI-7
+/// raises `invalid-invocation`.
+///
+/// >>> from mcp_provenance import attach_invocation
+/// >>> sent = attach_invocation({"method": "tools/call", "params": {"name": "q"}},
+/// ...     {"model": {"name": "example-model"}, "turnId": "t-1"})
+/// >>> sent["params"]["_meta"]
+/// {'io.modelcontextprotocol/aiInvocation': {'model': {'name': 'example-model'}, 'turnId': 't-1'}}
+#[pyfunction]
+#[pyo3(signature = (request, invocation, options = None))]
+fn attach_invocation<'py>(
+    py: Python<'py>,
+    request: &Bound<'py, PyAny>,
+    invocation: &Bound<'py, PyAny>,
+    options: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let keys = self::options(py, options, KeyOptions::from_value)?;
+    let read = message(py, request, &keys)?;
+    let read_invocation = read::whole(Some(invocation), &[]).or_raise(py)?;
+    let edits = invocation::attach_edits(&read, &read_invocation, &keys).or_raise(py)?;
+    write::apply(request, &edits, &keys, &[invocation])
+}
+
+/// A copy of `response` whose envelope holds the request's `turnId`, and
+/// only that (AI-11).
+///
+/// >>> from mcp_provenance import echo_turn_id
+/// >>> request = {"id": 1, "method": "tools/call", "params": {"_meta": {
+/// ...     "io.modelcontextprotocol/aiInvocation": {"turnId": "t-1", "model": {"name": "m"}}}}}
+/// >>> echo_turn_id(request, {"id": 1, "result": {"content": []}})["result"]
+/// {'content': [], '_meta': {'io.modelcontextprotocol/aiInvocation': {'turnId': 't-1'}}}
+#[pyfunction]
+#[pyo3(signature = (request, response, options = None))]
+fn echo_turn_id<'py>(
+    py: Python<'py>,
+    request: &Bound<'py, PyAny>,
+    response: &Bound<'py, PyAny>,
+    options: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let keys = self::options(py, options, KeyOptions::from_value)?;
+    let read_request = message(py, request, &keys)?;
+    let read = message(py, response, &keys)?;
+    let edits = echo::echo_edits(&read_request, &read, &keys).or_raise(py)?;
+    write::apply(response, &edits, &keys, &[request])
+}
+
+/// The audit record of a request: what the client asserted, made safe
+/// under `context["policy"]` (never authorization evidence, AI-10), what
+/// the Host attested, what the server witnessed, and the diagnostics.
+///
+/// >>> from mcp_provenance import audit_record
+/// >>> record = audit_record({"id": 3, "method": "tools/call", "params": {"name": "q", "_meta": {
+/// ...     "io.modelcontextprotocol/ui": {"initiator": "app"}}}}, {"sessionId": "s-9"})
+/// >>> record["tool"], record["hostAttested"], record["witnessed"], record["valid"]
+/// ('q', {'initiator': 'app'}, {'sessionId': 's-9'}, True)
+#[pyfunction]
+#[pyo3(signature = (request, context = None))]
+fn audit_record<'py>(
+    py: Python<'py>,
+    request: &Bound<'py, PyAny>,
+    context: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let context = options(py, context, AuditContext::from_value)?;
+    let policy = context.policy.clone().unwrap_or_default();
+    let read = read::message(request, &policy.keys, Some(&policy.correlation_keys));
+    let record = crate::audit_record(&read.or_raise(py)?, &context).or_raise(py)?;
+    write::serialized(py, &record)
+}
+
+/// A copy of `request` with legacy `user_query` / `invocation_reason`
+/// arguments lifted into the envelope (AI-17); `{"remove": True}` takes
+/// them out of the (copied) arguments.
+///
+/// >>> from mcp_provenance import lift_legacy_arguments
+/// >>> legacy = {"method": "tools/call", "params": {"name": "q",
+/// ...     "arguments": {"sql": "SELECT 1", "user_query": "Show me 10 employees"}}}
+/// >>> lift_legacy_arguments(legacy, {"remove": True})["params"]
+/// {'name': 'q', 'arguments': {'sql': 'SELECT 1'}, '_meta': {'io.modelcontextprotocol/aiInvocation': {'userIntent': {'text': 'Show me 10 employees'}}}}
+#[pyfunction]
+#[pyo3(signature = (request, options = None))]
+fn lift_legacy_arguments<'py>(
+    py: Python<'py>,
+    request: &Bound<'py, PyAny>,
+    options: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let options = self::options(py, options, LiftOptions::from_value)?;
+    let read = message(py, request, &options.keys)?;
+    let edits = legacy::lift_edits(&read, &options).or_raise(py)?;
+    write::apply(request, &edits, &options.keys, &[])
+}
+
+/// Whether `key` is a valid `_meta` key (KEY-1); `False` for what is not a `str`.
+///
+/// >>> from mcp_provenance import is_valid_meta_key
+/// >>> is_valid_meta_key("com.example/turn"), is_valid_meta_key("no key")
+/// (True, False)
+#[pyfunction]
+fn is_valid_meta_key(key: &Bound<'_, PyAny>) -> bool {
+    let key = key.cast::<PyString>().ok();
+    key.is_some_and(|key| key.to_str().is_ok_and(crate::is_valid_meta_key))
+}
+
+/// Whether `key` is reserved for MCP itself (KEY-2); `False` for what is not a `str`.
+///
+/// >>> from mcp_provenance import is_reserved_meta_key
+/// >>> is_reserved_meta_key("io.modelcontextprotocol/mine"), is_reserved_meta_key("com.example/x")
+/// (True, False)
+#[pyfunction]
+fn is_reserved_meta_key(key: &Bound<'_, PyAny>) -> bool {
+    let key = key.cast::<PyString>().ok();
+    key.is_some_and(|key| key.to_str().is_ok_and(crate::is_reserved_meta_key))
+}
+
+/// Checks a policy as `sanitize` and `audit_record` would, at once: what a
+/// middleware does when it is made, and a server may do with its
+/// configuration when it starts.
+///
+/// >>> from mcp_provenance import check_policy
+/// >>> check_policy({"maxIntentBytes": 512, "userIntent": "redact"})
+/// >>> check_policy({"maxIntentBytes": 3})
+/// Traceback (most recent call last):
+///   ...
+/// mcp_provenance.errors.ProvenanceValueError: policy `maxIntentBytes` must be an integer from 16 to 1048576
+#[pyfunction]
+#[pyo3(signature = (policy = None))]
+fn check_policy(py: Python<'_>, policy: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+    let policy = options(py, policy, Policy::from_value)?;
+    policy.check().or_raise(py)
+}
+
+/// The wire filter: a gateway's request bodies in, what to forward or
+/// answer out, every decision the core's. What no rule changed goes on byte
+/// for byte (ids such as `12345678901234567890`, numbers such as `1e400`,
+/// whitespace, member order); what cannot be processed is refused.
+///
+/// >>> from mcp_provenance import Filter
+/// >>> body = b'{"jsonrpc":"2.0","id":12345678901234567890,"method":"ping"}'
+/// >>> out = Filter({"policy": {"userIntent": "redact"}})(body, {"sessionId": "s-1"})
+/// >>> out["forward"] is body, out["messages"][0]["record"]["requestId"]
+/// (True, 12345678901234567890)
+#[pyclass(frozen, name = "Filter", module = "mcp_provenance")]
+struct PyFilter(Filter);
+
+#[pymethods]
+impl PyFilter {
+    #[new]
+    #[pyo3(signature = (options = None))]
+    fn new(py: Python<'_>, options: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        self::options(py, options, Filter::from_value).map(PyFilter)
+    }
+
+    /// Filters one body (`bytes`, or `str`): `{"forward": body, "replies",
+    /// ...}` or `{"reject": body, "status", ...}`, the body of the type
+    /// given; never raises for what it holds.
+    ///
+    /// >>> from mcp_provenance import Filter
+    /// >>> out = Filter()(b'{"id":1,"method":"ping","id":2}')
+    /// >>> out["status"], out["reject"]
+    /// (200, b'{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"a member is duplicated","data":{"code":"duplicate-member"}}}')
+    #[pyo3(signature = (body, context = None))]
+    fn __call__<'py>(
+        &self,
+        py: Python<'py>,
+        body: &Bound<'py, PyAny>,
+        context: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let context = options(py, context, FilterContext::from_value)?;
+        let text = body.cast::<PyString>().ok();
+        let bytes = match (&text, body.cast::<PyBytes>()) {
+            (Some(text), _) => text.to_str()?.as_bytes(),
+            (None, Ok(bytes)) => bytes.as_bytes(),
+            (None, Err(_)) => {
+                let error = Error::new(
+                    crate::Code::InvalidType,
+                    "the body must be bytes or str".to_owned(),
+                );
+                return Err(raise(py, &error));
+            }
+        };
+        let filter = &self.0;
+        let outcome = py.detach(|| filter.filter(bytes, &context));
+        // A body goes back as it came: `bytes` or `str`, the very object
+        // when nothing changed.
+        let body_of = |out: &str| -> PyResult<Bound<'py, PyAny>> {
+            Ok(match text {
+                Some(_) => PyString::new(py, out).into_any(),
+                None => PyBytes::new(py, out.as_bytes()).into_any(),
+            })
+        };
+        let out = PyDict::new(py);
+        match &outcome.verdict {
+            Verdict::Forward {
+                body: std::borrow::Cow::Borrowed(_),
+                replies,
+            } => {
+                out.set_item("forward", body)?;
+                out.set_item("replies", replies)?;
+            }
+            Verdict::Forward {
+                body: changed,
+                replies,
+            } => {
+                out.set_item("forward", body_of(changed)?)?;
+                out.set_item("replies", replies)?;
+            }
+            Verdict::Reject { status, body } => {
+                out.set_item("reject", body_of(body)?)?;
+                out.set_item("status", status)?;
+                out.set_item("replies", Vec::<String>::new())?;
+            }
+        }
+        out.set_item("lines", outcome.lines())?;
+        let ids: Vec<Option<&str>> = outcome
+            .messages
+            .iter()
+            .map(|seen| seen.id_text.as_deref())
+            .collect();
+        out.set_item("ids", ids)?;
+        out.set_item("messages", write::serialized(py, &outcome.messages)?)?;
+        Ok(out)
+    }
+}
+
+/// `mcp_provenance._native`.
+#[pymodule]
+fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add("AI_INVOCATION_KEY", crate::AI_INVOCATION_KEY)?;
+    module.add("UI_KEY", crate::UI_KEY)?;
+    module.add_function(wrap_pyfunction!(validate, module)?)?;
+    module.add_function(wrap_pyfunction!(sanitize, module)?)?;
+    module.add_function(wrap_pyfunction!(stamp_initiator, module)?)?;
+    module.add_function(wrap_pyfunction!(clear_initiator, module)?)?;
+    module.add_function(wrap_pyfunction!(attach_invocation, module)?)?;
+    module.add_function(wrap_pyfunction!(echo_turn_id, module)?)?;
+    module.add_function(wrap_pyfunction!(audit_record, module)?)?;
+    module.add_function(wrap_pyfunction!(lift_legacy_arguments, module)?)?;
+    module.add_function(wrap_pyfunction!(is_valid_meta_key, module)?)?;
+    module.add_function(wrap_pyfunction!(is_reserved_meta_key, module)?)?;
+    module.add_function(wrap_pyfunction!(check_policy, module)?)?;
+    module.add_class::<PyFilter>()?;
+    Ok(())
+}

@@ -1,0 +1,66 @@
+"""Every function of the package called as a user would, for `mypy --strict`
+(`make test` runs it): the types say what each takes and gives. Run, it
+also works."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List
+
+from mcp_provenance import (
+    AI_INVOCATION_KEY,
+    UI_KEY,
+    Filter,
+    ProvenanceError,
+    attach_invocation,
+    audit_record,
+    check_policy,
+    clear_initiator,
+    echo_turn_id,
+    is_reserved_meta_key,
+    is_valid_meta_key,
+    lift_legacy_arguments,
+    sanitize,
+    stamp_initiator,
+    validate,
+)
+from mcp_provenance.fastmcp import ProvenanceMiddleware
+from mcp_provenance.mcp import provenance_middleware
+from mcp_provenance.types import AiInvocation, AuditRecord, Change, Diagnostic, MessageAccount, Policy, Report
+
+policy: Policy = {"userIntent": "redact", "maxIntentBytes": 512, "correlationKeys": {"acme/conversation": "conversation"}}
+check_policy(policy)
+invocation: AiInvocation = {"model": {"name": "example-model"}, "turnId": "t-1"}
+request: Dict[str, Any] = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "q", "arguments": {}}}
+
+sent: Dict[str, Any] = attach_invocation(request, invocation, {"invocationKey": AI_INVOCATION_KEY})
+from_view: Dict[str, Any] = stamp_initiator(sent, "app", {"uiKey": UI_KEY})
+model_call: Dict[str, Any] = clear_initiator(from_view)
+lifted: Dict[str, Any] = lift_legacy_arguments(model_call, {"remove": True})
+report: Report = validate(lifted)
+first: List[Diagnostic] = report["diagnostics"][:1]
+changes: List[Change] = sanitize(lifted, policy)["changes"]
+record: AuditRecord = audit_record(lifted, {"sessionId": "s-1", "receivedAt": "2026-12-02T00:00:00Z", "policy": policy})
+turn: str = record["clientAsserted"].get("turnId", "")
+reply: Dict[str, Any] = echo_turn_id(lifted, {"jsonrpc": "2.0", "id": 1, "result": {"content": []}})
+answer: Report = validate(reply, {"request": lifted})
+keys: bool = is_valid_meta_key("com.example/turn") and not is_reserved_meta_key("com.example/turn")
+
+outcome = Filter({"policy": {"userIntent": "drop"}, "liftLegacy": True})(b'{"id":1,"method":"ping"}', {"sessionId": "s-1"})
+accounts: List[MessageAccount] = outcome["messages"]
+if "forward" in outcome:
+    forward: bytes | str = outcome["forward"]
+else:
+    status: int = outcome["status"]
+
+try:
+    stamp_initiator(request, "model", {"uiKey": "io.modelcontextprotocol/mine"})
+except ProvenanceError as error:
+    code: str = error.code
+
+
+def keep(record: AuditRecord, request: Dict[str, Any]) -> None:
+    print(record["method"], record["valid"])
+
+
+fastmcp_middleware = ProvenanceMiddleware(audit=keep, policy=policy)
+sdk_middleware = provenance_middleware(audit=keep, echo=False)
