@@ -34,9 +34,12 @@
 //   wire                   the filter: bytes in, the rules run on what it read,
 //                          bytes out changed only where a rule changed them
 //   wasm                   the npm package's boundary (wasm32 only)
+//   python                 the Python package's boundary (feature `python`):
+//                          Python values read into the `Value` form below
 //
 // With the `value` feature (on by default), each rule has its public form on
-// `serde_json::Value`: it builds a view, runs the rule, and applies the edits.
+// `serde_json::Value`: it builds a view, runs the rule, and applies the edits
+// (the rule's edits alone, for a binding that applies them itself).
 mod audit;
 mod correlation;
 mod diagnostics;

@@ -6,6 +6,7 @@ request where their framework keeps it."""
 
 from __future__ import annotations
 
+import copy
 import inspect
 from datetime import datetime, timezone
 from typing import Any, Awaitable, Callable, Dict, Mapping, Optional, Union
@@ -29,10 +30,11 @@ class Auditor:
     def __init__(self, audit: AuditSink, policy: Optional[Policy], echo: bool) -> None:
         check_policy(policy)
         self._audit = audit
-        self._policy = policy
+        # The policy checked is the one used, whatever becomes of the caller's dict.
+        self._policy = copy.deepcopy(policy)
         self._keys: KeyOptions = {}
-        if policy is not None and "invocationKey" in policy:
-            self._keys["invocationKey"] = policy["invocationKey"]
+        if self._policy is not None and "invocationKey" in self._policy:
+            self._keys["invocationKey"] = self._policy["invocationKey"]
         self.echo = echo
 
     async def admit(self, request: Dict[str, Any], session_id: Optional[str]) -> None:

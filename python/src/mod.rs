@@ -7,11 +7,12 @@
 //! (`{"maxIntentBytes": 512}`), so that one policy file serves the npm
 //! package, the native command and Python alike.
 
+mod filter;
 mod read;
 mod write;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyString};
+use pyo3::types::{PyDict, PyString};
 use serde_json::Value;
 
 use crate::audit::AuditContext;
@@ -22,12 +23,11 @@ use crate::keys::KeyOptions;
 use crate::legacy::{self, LiftOptions};
 use crate::message::Unreadable;
 use crate::policy::Policy;
-use crate::wire::{Filter, FilterContext, Verdict};
 use crate::{echo, invocation};
 
 /// The exception an error raises: a `TypeError` or a `ValueError` of the
 /// package's own (`mcp_provenance.errors`), carrying its stable code.
-fn raise(py: Python<'_>, error: &Error) -> PyErr {
+pub(super) fn raise(py: Python<'_>, error: &Error) -> PyErr {
     let class = match error.kind() {
         ErrorKind::Input => "ProvenanceTypeError",
         ErrorKind::Range => "ProvenanceValueError",
@@ -60,7 +60,7 @@ impl<T> OrRaise<T> for Result<T, Unreadable> {
 }
 
 /// Reads `options` whole into `T` (none given: its defaults).
-fn options<T>(
+pub(super) fn options<T>(
     py: Python<'_>,
     options: Option<&Bound<'_, PyAny>>,
     parse: impl FnOnce(&Value) -> Result<T, Error>,
@@ -331,99 +331,6 @@ fn check_policy(py: Python<'_>, policy: Option<&Bound<'_, PyAny>>) -> PyResult<(
     policy.check().or_raise(py)
 }
 
-/// The wire filter: a gateway's request bodies in, what to forward or
-/// answer out, every decision the core's. What no rule changed goes on byte
-/// for byte (ids such as `12345678901234567890`, numbers such as `1e400`,
-/// whitespace, member order); what cannot be processed is refused.
-///
-/// >>> from mcp_provenance import Filter
-/// >>> body = b'{"jsonrpc":"2.0","id":12345678901234567890,"method":"ping"}'
-/// >>> out = Filter({"policy": {"userIntent": "redact"}})(body, {"sessionId": "s-1"})
-/// >>> out["forward"] is body, out["messages"][0]["record"]["requestId"]
-/// (True, 12345678901234567890)
-#[pyclass(frozen, name = "Filter", module = "mcp_provenance")]
-struct PyFilter(Filter);
-
-#[pymethods]
-impl PyFilter {
-    #[new]
-    #[pyo3(signature = (options = None))]
-    fn new(py: Python<'_>, options: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
-        self::options(py, options, Filter::from_value).map(PyFilter)
-    }
-
-    /// Filters one body (`bytes`, or `str`): `{"forward": body, "replies",
-    /// ...}` or `{"reject": body, "status", ...}`, the body of the type
-    /// given; never raises for what it holds.
-    ///
-    /// >>> from mcp_provenance import Filter
-    /// >>> out = Filter()(b'{"id":1,"method":"ping","id":2}')
-    /// >>> out["status"], out["reject"]
-    /// (200, b'{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"a member is duplicated","data":{"code":"duplicate-member"}}}')
-    #[pyo3(signature = (body, context = None))]
-    fn __call__<'py>(
-        &self,
-        py: Python<'py>,
-        body: &Bound<'py, PyAny>,
-        context: Option<&Bound<'py, PyAny>>,
-    ) -> PyResult<Bound<'py, PyDict>> {
-        let context = options(py, context, FilterContext::from_value)?;
-        let text = body.cast::<PyString>().ok();
-        let bytes = match (&text, body.cast::<PyBytes>()) {
-            (Some(text), _) => text.to_str()?.as_bytes(),
-            (None, Ok(bytes)) => bytes.as_bytes(),
-            (None, Err(_)) => {
-                let error = Error::new(
-                    crate::Code::InvalidType,
-                    "the body must be bytes or str".to_owned(),
-                );
-                return Err(raise(py, &error));
-            }
-        };
-        let filter = &self.0;
-        let outcome = py.detach(|| filter.filter(bytes, &context));
-        // A body goes back as it came: `bytes` or `str`, the very object
-        // when nothing changed.
-        let body_of = |out: &str| -> PyResult<Bound<'py, PyAny>> {
-            Ok(match text {
-                Some(_) => PyString::new(py, out).into_any(),
-                None => PyBytes::new(py, out.as_bytes()).into_any(),
-            })
-        };
-        let out = PyDict::new(py);
-        match &outcome.verdict {
-            Verdict::Forward {
-                body: std::borrow::Cow::Borrowed(_),
-                replies,
-            } => {
-                out.set_item("forward", body)?;
-                out.set_item("replies", replies)?;
-            }
-            Verdict::Forward {
-                body: changed,
-                replies,
-            } => {
-                out.set_item("forward", body_of(changed)?)?;
-                out.set_item("replies", replies)?;
-            }
-            Verdict::Reject { status, body } => {
-                out.set_item("reject", body_of(body)?)?;
-                out.set_item("status", status)?;
-                out.set_item("replies", Vec::<String>::new())?;
-            }
-        }
-        out.set_item("lines", outcome.lines())?;
-        let ids: Vec<Option<&str>> = outcome
-            .messages
-            .iter()
-            .map(|seen| seen.id_text.as_deref())
-            .collect();
-        out.set_item("ids", ids)?;
-        out.set_item("messages", write::serialized(py, &outcome.messages)?)?;
-        Ok(out)
-    }
-}
-
 /// `mcp_provenance._native`.
 #[pymodule]
 fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -440,6 +347,6 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(is_valid_meta_key, module)?)?;
     module.add_function(wrap_pyfunction!(is_reserved_meta_key, module)?)?;
     module.add_function(wrap_pyfunction!(check_policy, module)?)?;
-    module.add_class::<PyFilter>()?;
+    module.add_class::<filter::PyFilter>()?;
     Ok(())
 }

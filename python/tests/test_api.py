@@ -151,6 +151,8 @@ class Filter(unittest.TestCase):
         assert "reject" in out
         self.assertEqual((out["status"], out["messages"][0]["refused"]), (200, "duplicate-member"))
         self.assertEqual(mp.Filter()(b"not json")["status"], 400)  # type: ignore[typeddict-item]
+        # A str that no UTF-8 can be (a lone surrogate) is a body that is not UTF-8.
+        self.assertEqual(mp.Filter()('{"method":"ping","id":"\ud800"}')["reject"], '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"the body is not UTF-8","data":{"code":"parse-error"}}}')  # type: ignore[typeddict-item]
         with self.assertRaises(mp.ProvenanceTypeError):
             mp.Filter()(bytearray(b"{}"))  # type: ignore[call-overload]
         with self.assertRaises(mp.ProvenanceValueError):

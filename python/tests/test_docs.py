@@ -45,7 +45,7 @@ class Docs(unittest.TestCase):
                     exec(compile(block, name, "exec"), {})
                     continue
                 test = doctest.DocTestParser().get_doctest(block, {}, name, str(readme), 0)
-                runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+                runner = doctest.DocTestRunner(verbose=False, optionflags=doctest.NORMALIZE_WHITESPACE)
                 runner.run(test)
                 self.assertEqual(runner.failures, 0, name)
 

@@ -1,0 +1,120 @@
+//! The wire filter for Python: a gateway's request bodies (`bytes` or
+//! `str`) in, what to forward or answer out, the GIL released while the
+//! core filters.
+
+use std::borrow::Cow;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyString};
+
+use super::{options, raise, write};
+use crate::error::Error;
+use crate::wire::{Filter, FilterContext, Verdict};
+
+/// The wire filter: a gateway's request bodies in, what to forward or
+/// answer out, every decision the core's. What no rule changed goes on byte
+/// for byte (ids such as `12345678901234567890`, numbers such as `1e400`,
+/// whitespace, member order); what cannot be processed is refused.
+///
+/// >>> from mcp_provenance import Filter
+/// >>> body = b'{"jsonrpc":"2.0","id":12345678901234567890,"method":"ping"}'
+/// >>> out = Filter({"policy": {"userIntent": "redact"}})(body, {"sessionId": "s-1"})
+/// >>> out["forward"] is body, out["messages"][0]["record"]["requestId"]
+/// (True, 12345678901234567890)
+#[pyclass(frozen, name = "Filter", module = "mcp_provenance")]
+pub(super) struct PyFilter(Filter);
+
+#[pymethods]
+impl PyFilter {
+    #[new]
+    #[pyo3(signature = (options = None))]
+    fn new(py: Python<'_>, options: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        self::options(py, options, Filter::from_value).map(PyFilter)
+    }
+
+    /// Filters one body (`bytes`, or `str`): `{"forward": body, "replies",
+    /// ...}` or `{"reject": body, "status", ...}`, the body of the type
+    /// given; never raises for what it holds.
+    ///
+    /// >>> from mcp_provenance import Filter
+    /// >>> out = Filter()(b'{"id":1,"method":"ping","id":2}')
+    /// >>> out["status"], out["reject"]
+    /// (200, b'{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"a member is duplicated","data":{"code":"duplicate-member"}}}')
+    #[pyo3(signature = (body, context = None))]
+    fn __call__<'py>(
+        &self,
+        py: Python<'py>,
+        body: &Bound<'py, PyAny>,
+        context: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let context = options(py, context, FilterContext::from_value)?;
+        let text = body.cast::<PyString>().ok();
+        let bytes = match &text {
+            Some(text) => encoded(text)?,
+            None => match body.cast::<PyBytes>() {
+                Ok(bytes) => Cow::Borrowed(bytes.as_bytes()),
+                Err(_) => {
+                    let error = Error::new(
+                        crate::Code::InvalidType,
+                        "the body must be bytes or str".to_owned(),
+                    );
+                    return Err(raise(py, &error));
+                }
+            },
+        };
+        let filter = &self.0;
+        let outcome = py.detach(|| filter.filter(&bytes, &context));
+        // A body goes back as it came: `bytes` or `str`, the very object
+        // when nothing changed.
+        let body_of = |out: &str| -> PyResult<Bound<'py, PyAny>> {
+            Ok(match text {
+                Some(_) => PyString::new(py, out).into_any(),
+                None => PyBytes::new(py, out.as_bytes()).into_any(),
+            })
+        };
+        let out = PyDict::new(py);
+        match &outcome.verdict {
+            Verdict::Forward {
+                body: Cow::Borrowed(_),
+                replies,
+            } => {
+                out.set_item("forward", body)?;
+                out.set_item("replies", replies)?;
+            }
+            Verdict::Forward {
+                body: changed,
+                replies,
+            } => {
+                out.set_item("forward", body_of(changed)?)?;
+                out.set_item("replies", replies)?;
+            }
+            Verdict::Reject { status, body } => {
+                out.set_item("reject", body_of(body)?)?;
+                out.set_item("status", status)?;
+                out.set_item("replies", Vec::<String>::new())?;
+            }
+        }
+        out.set_item("lines", outcome.lines())?;
+        let ids: Vec<Option<&str>> = outcome
+            .messages
+            .iter()
+            .map(|seen| seen.id_text.as_deref())
+            .collect();
+        out.set_item("ids", ids)?;
+        out.set_item("messages", write::serialized(py, &outcome.messages)?)?;
+        Ok(out)
+    }
+}
+
+/// A `str` body's UTF-8; one holding a lone surrogate as the bytes it would
+/// be, which are no UTF-8, so that the filter refuses it as it refuses any
+/// such body (WIRE-2).
+fn encoded<'a>(text: &'a Bound<'_, PyString>) -> PyResult<Cow<'a, [u8]>> {
+    match text.to_str() {
+        Ok(text) => Ok(Cow::Borrowed(text.as_bytes())),
+        Err(_) => {
+            let raw = text.call_method1("encode", ("utf-8", "surrogatepass"))?;
+            Ok(Cow::Owned(raw.cast::<PyBytes>()?.as_bytes().to_vec()))
+        }
+    }
+}
