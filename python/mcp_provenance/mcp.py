@@ -10,7 +10,9 @@ before the SDK validates it or a handler runs. Every request and notification
 is audited (its record handed to ``audit``, sync or async, with the message);
 a request whose audit fails is refused with a JSON-RPC error and never served
 (a notification, dropped); every result carries the request's ``turnId`` in
-its ``_meta``, and nothing else of the envelope (AI-11).
+its ``_meta``, and nothing else of the envelope (AI-11). ``mcp`` 2.x marks
+its server middleware provisional (its signature may change in a minor
+release); ``make test`` runs this one under the newest 2.x.
 """
 
 from __future__ import annotations

@@ -187,7 +187,13 @@ pub(super) fn apply<'py>(
             at = next;
         }
         match put {
-            Some(put) => at.set_item(last, put)?,
+            Some(put) => {
+                // An object an edit made is this call's own: later edits fill it in place.
+                if matches!(edit.put, Put::Object) {
+                    fresh.push(put.as_ptr());
+                }
+                at.set_item(last, put)?;
+            }
             None if at.contains(last)? => at.del_item(last)?,
             None => {}
         }
