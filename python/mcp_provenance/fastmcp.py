@@ -26,6 +26,9 @@ from .types import Policy
 
 __all__ = ["ProvenanceMiddleware"]
 
+#: The first protocol version without sessions (versions are dates, and sort as text).
+PER_REQUEST = "2026-07-28"
+
 
 class ProvenanceMiddleware(Middleware):
     """Audits every request before it is served and echoes ``turnId`` on tool results.
@@ -80,8 +83,13 @@ def _request(context: MiddlewareContext[Any]) -> Dict[str, Any]:
 
 
 def _session_id(context: MiddlewareContext[Any]) -> Optional[str]:
-    """The connection's id, when FastMCP knows one."""
+    """The session's id, when there is one: from 2026-07-28 each request is a connection of its
+    own, for which FastMCP makes up an id that names no session, and none is recorded."""
+    server_context = context.fastmcp_context
+    raw = server_context.request_context if server_context is not None else None
+    if server_context is None or raw is None or raw.protocol_version >= PER_REQUEST:
+        return None
     try:
-        return context.fastmcp_context.session_id if context.fastmcp_context is not None else None
+        return server_context.session_id
     except RuntimeError:
         return None

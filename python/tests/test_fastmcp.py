@@ -42,6 +42,8 @@ class FastMcpMiddleware(unittest.IsolatedAsyncioTestCase):
             self.assertEqual(record["diagnostics"][0]["rule"], "AI-8")
             self.assertTrue(record["valid"])
             self.assertIn("receivedAt", record["witnessed"])
+            # A session's id where there are sessions; none is made up per request.
+            self.assertEqual("sessionId" in record["witnessed"], mode == "legacy", mode)
             # The other requests (discovery or the handshake, the tool list) are audited too.
             self.assertGreater(len(store.records), 1)
 
