@@ -56,12 +56,13 @@ class Auditor:
                 data={"code": code if isinstance(code, str) else "audit-failed"},
             ) from failure
 
-    def echoed(self, request: Dict[str, Any], meta: Optional[Mapping[str, Any]]) -> Dict[str, Any]:
-        """A result's ``_meta`` with the request's ``turnId`` echoed, and nothing else of the envelope."""
-        response = {"jsonrpc": "2.0", "id": request.get("id"), "result": {"_meta": dict(meta or {})}}
-        echoed = echo_turn_id(request, response, self._keys)
-        result: Dict[str, Any] = echoed["result"]
-        return dict(result["_meta"])
+    def echoed(self, request: Dict[str, Any], meta: Optional[Mapping[str, Any]]) -> Optional[Dict[str, Any]]:
+        """A result's ``_meta`` with the request's ``turnId`` echoed, and nothing else of the
+        envelope; ``None`` when that changes nothing (a result is then left as it was)."""
+        before = dict(meta or {})
+        response = {"jsonrpc": "2.0", "id": request.get("id"), "result": {"_meta": before}}
+        after: Dict[str, Any] = echo_turn_id(request, response, self._keys)["result"]["_meta"]
+        return None if after == before else after
 
 
 def request_of(method: str, request_id: Any, params: Optional[Mapping[str, Any]]) -> Dict[str, Any]:

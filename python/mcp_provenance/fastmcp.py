@@ -61,7 +61,7 @@ class ProvenanceMiddleware(Middleware):
         if not self.echo:
             return result
         meta = self._auditor.echoed(_request(context), result.meta)
-        return result.model_copy(update={"meta": meta})
+        return result if meta is None else result.model_copy(update={"meta": meta})
 
 
 def _request(context: MiddlewareContext[Any]) -> Dict[str, Any]:

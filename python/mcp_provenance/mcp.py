@@ -53,7 +53,8 @@ def provenance_middleware(
         # A request's result comes back as the wire's dict; only that is echoed into.
         if not auditor.echo or ctx.request_id is None or not isinstance(result, dict):
             return result
-        return {**result, "_meta": auditor.echoed(request, result.get("_meta"))}
+        meta = auditor.echoed(request, result.get("_meta"))
+        return result if meta is None else {**result, "_meta": meta}
 
     return middleware
 

@@ -43,6 +43,14 @@ class McpMiddleware(unittest.IsolatedAsyncioTestCase):
             self.assertTrue(record["valid"])
             self.assertGreater(len(store.records), 1, mode)
 
+    async def test_a_result_without_a_turn_to_echo_is_left_as_it_was(self) -> None:
+        store, ran = Store(), []
+        made = server(store, ran)
+        async with Client(made, mode="legacy") as client:
+            result = await client.call_tool("open_orders", {"region": "US"})
+        self.assertIsNone(result.meta)
+        self.assertEqual(store.calls()[0]["clientAsserted"], {})
+
     async def test_a_request_that_cannot_be_audited_is_refused_and_not_served(self) -> None:
         store, ran = Store(), []
         async with Client(server(store, ran)) as client:
