@@ -56,6 +56,15 @@ class Auditor:
                 data={"code": code if isinstance(code, str) else "audit-failed"},
             ) from failure
 
+    async def kept(self, notification: Dict[str, Any], session_id: Optional[str]) -> bool:
+        """Audits a notification; ``False`` when it cannot be audited, and is then not served
+        (it has no answer to carry a refusal)."""
+        try:
+            await self.admit(notification, session_id)
+        except MCPError:
+            return False
+        return True
+
     def echoed(self, request: Dict[str, Any], meta: Optional[Mapping[str, Any]]) -> Optional[Dict[str, Any]]:
         """A result's ``_meta`` with the request's ``turnId`` echoed, and nothing else of the
         envelope; ``None`` when that changes nothing (a result is then left as it was)."""

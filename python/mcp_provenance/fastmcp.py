@@ -6,10 +6,10 @@
 >>> server = FastMCP("inventory")
 >>> server.add_middleware(ProvenanceMiddleware(audit=lambda record, request: records.append(record)))
 
-Every request is audited before it is served (its record handed to
-``audit``, sync or async, with the request as it came); a request whose
-audit fails (the record cannot be made, or ``audit`` raises) is refused with
-a JSON-RPC error and never served; a tool's result carries the request's
+Every request and notification is audited before it is served (its record
+handed to ``audit``, sync or async, with the message as it came); a request
+whose audit fails (the record cannot be made, or ``audit`` raises) is refused
+with a JSON-RPC error and never served (a notification, dropped); a tool's result carries the request's
 ``turnId`` in its ``_meta``, and nothing else of the envelope (AI-11).
 """
 
@@ -51,6 +51,11 @@ class ProvenanceMiddleware(Middleware):
     async def on_request(self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]) -> Any:
         await self._auditor.admit(_request(context), _session_id(context))
         return await call_next(context)
+
+    async def on_notification(self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]) -> Any:
+        if await self._auditor.kept(_request(context), _session_id(context)):
+            return await call_next(context)
+        return None
 
     async def on_call_tool(
         self,

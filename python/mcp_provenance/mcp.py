@@ -43,15 +43,12 @@ def provenance_middleware(
 
     async def middleware(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         request = request_of(ctx.method, ctx.request_id, ctx.params)
-        try:
-            await auditor.admit(request, _session_id(ctx))
-        except Exception:
-            if ctx.request_id is None:
-                return None  # a notification that cannot be audited is not served either
-            raise
+        if ctx.request_id is None:
+            return await call_next(ctx) if await auditor.kept(request, _session_id(ctx)) else None
+        await auditor.admit(request, _session_id(ctx))
         result = await call_next(ctx)
         # A request's result comes back as the wire's dict; only that is echoed into.
-        if not auditor.echo or ctx.request_id is None or not isinstance(result, dict):
+        if not auditor.echo or not isinstance(result, dict):
             return result
         meta = auditor.echoed(request, result.get("_meta"))
         return result if meta is None else {**result, "_meta": meta}

@@ -264,7 +264,8 @@ fn audit_record<'py>(
     context: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let context = options(py, context, AuditContext::from_value)?;
-    let policy = context.policy.clone().unwrap_or_default();
+    let default = Policy::default();
+    let policy = context.policy.as_ref().unwrap_or(&default);
     let read = read::message(request, &policy.keys, Some(&policy.correlation_keys));
     let record = crate::audit_record(&read.or_raise(py)?, &context).or_raise(py)?;
     write::serialized(py, &record)

@@ -44,8 +44,10 @@ class FastMcpMiddleware(unittest.IsolatedAsyncioTestCase):
             self.assertIn("receivedAt", record["witnessed"])
             # A session's id where there are sessions; none is made up per request.
             self.assertEqual("sessionId" in record["witnessed"], mode == "legacy", mode)
-            # The other requests (discovery or the handshake, the tool list) are audited too.
+            # The other messages (discovery or the handshake, the tool list) are audited too.
             self.assertGreater(len(store.records), 1)
+            if mode == "legacy":
+                self.assertIn("notifications/initialized", [r["method"] for r in store.records])
 
     async def test_a_request_that_cannot_be_audited_is_refused_and_not_served(self) -> None:
         store, ran = Store(), []

@@ -42,6 +42,8 @@ class McpMiddleware(unittest.IsolatedAsyncioTestCase):
             self.assertEqual(record["hostAttested"], {"initiator": "model"})
             self.assertTrue(record["valid"])
             self.assertGreater(len(store.records), 1, mode)
+            if mode == "legacy":
+                self.assertIn("notifications/initialized", [r["method"] for r in store.records])
 
     async def test_a_result_without_a_turn_to_echo_is_left_as_it_was(self) -> None:
         store, ran = Store(), []
