@@ -247,6 +247,15 @@ string_enum! {
         /// Two sources give one kind of correlation id different values
         /// (diagnostic, COR-5).
         CorrelationConflict => "correlation-conflict",
+        /// A body sent with no `Content-Type`, or one other than
+        /// `application/json` (a refusal of the wire filter, WIRE-2).
+        UnsupportedMediaType => "unsupported-media-type",
+        /// A body whose `Content-Type` names a charset other than utf-8 (a
+        /// refusal of the wire filter, WIRE-2).
+        UnsupportedCharset => "unsupported-charset",
+        /// A body sent with a `Content-Encoding` (a refusal of the wire
+        /// filter, WIRE-2).
+        UnsupportedEncoding => "unsupported-encoding",
     }
 }
 

@@ -105,6 +105,36 @@ impl<'a> Options<'a> {
         }
     }
 
+    /// An object whose members are strings or arrays of strings, as
+    /// (member name, string) pairs in order, one pair per string: HTTP
+    /// headers, with a header sent more than once as an array (as Node keeps
+    /// some) or as a pair each.
+    pub(crate) fn pairs(&self, name: &str) -> Result<Option<Vec<(String, String)>>, Error> {
+        const EXPECTED: &str = "an object of strings or arrays of strings";
+        let slot = self.get(name);
+        if !slot.is_present() {
+            return Ok(None);
+        }
+        if !slot.is_object() {
+            return Err(self.wrong(name, EXPECTED, slot));
+        }
+        let mut pairs = Vec::new();
+        for (member, value) in slot.tree().members() {
+            let mut push = |item: Slot<'_>| match item {
+                Slot::String(text) => {
+                    pairs.push((member.to_owned(), text.text.to_owned()));
+                    Ok(())
+                }
+                other => Err(self.wrong(name, EXPECTED, other)),
+            };
+            match value {
+                Slot::Array(items) => items.items().try_for_each(&mut push)?,
+                other => push(other)?,
+            }
+        }
+        Ok(Some(pairs))
+    }
+
     pub(crate) fn boolean(&self, name: &str) -> Result<Option<bool>, Error> {
         match self.get(name) {
             Slot::Absent => Ok(None),

@@ -311,6 +311,7 @@ fn a_line_is_the_account_as_serde_writes_it_with_the_message_first() {
         received_at: Some("2026-12-01T00:00:00Z".into()),
         principal: Some("alice\n".into()),
         session_id: Some("s-1".into()),
+        ..FilterContext::default()
     };
     let mut bodies: Vec<String> = inputs()
         .iter()

@@ -53,7 +53,8 @@ export type ErrorCode =
  * Why the wire filter (`mcp-provenance/gateway`) refused a body or a message
  * (WIRE-2..WIRE-6), beside the thrown errors' codes it may also give.
  */
-export type WireCode = "parse-error" | "duplicate-member" | "too-deep" | "batch-too-large" | "bare-user-intent";
+export type WireCode = "parse-error" | "duplicate-member" | "too-deep" | "batch-too-large" | "bare-user-intent"
+  | "unsupported-media-type" | "unsupported-charset" | "unsupported-encoding";
 
 /** What every thrown error carries besides its message (which never quotes a value sent). */
 export interface ProvenanceError extends Error {

@@ -12,6 +12,7 @@
 mod args;
 mod check;
 mod doc;
+mod headers;
 mod line;
 mod options;
 mod outcome;
@@ -192,6 +193,9 @@ impl Filter {
         context: &FilterContext,
         records: bool,
     ) -> Outcome<'b> {
+        if let Some(Err(unread)) = context.headers.as_deref().map(headers::check) {
+            return Outcome::refuse(Refusal::Headers(unread));
+        }
         let Ok(text) = std::str::from_utf8(body) else {
             return Outcome::refuse(Refusal::NotUtf8);
         };

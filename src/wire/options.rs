@@ -151,6 +151,12 @@ pub struct FilterContext {
     pub principal: Option<String>,
     /// The transport session (`sessionId`).
     pub session_id: Option<String>,
+    /// The request's HTTP headers (`headers`), as (name, value) pairs, names
+    /// in any case. Given, they are checked before the body is read: a body
+    /// a server would decode as anything but UTF-8 JSON (a `charset`, a
+    /// `Content-Encoding`, another or no `Content-Type`) is refused with 415
+    /// (WIRE-2). The filter reads no other header.
+    pub headers: Option<Vec<(String, String)>>,
 }
 
 impl FilterContext {
@@ -173,7 +179,7 @@ impl FilterContext {
 
 impl Read for FilterContext {
     const WHAT: &'static str = "filter context";
-    const NAMES: &'static [&'static str] = &["receivedAt", "principal", "sessionId"];
+    const NAMES: &'static [&'static str] = &["receivedAt", "principal", "sessionId", "headers"];
 
     fn read(options: &Options) -> Result<Self, Error> {
         let AuditContext {
@@ -186,6 +192,7 @@ impl Read for FilterContext {
             received_at,
             principal,
             session_id,
+            headers: options.pairs("headers")?,
         })
     }
 }

@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use super::Looked;
 use super::doc::Span;
+use super::headers::Unread;
 use crate::audit::{AuditRecord, RequestId};
 use crate::diagnostics::{Change, Code, Diagnostic, Rule};
 use crate::json;
@@ -137,7 +138,7 @@ pub enum Verdict<'b> {
     /// (JSON, or empty with 202 when only notifications came and were refused).
     Reject {
         /// The HTTP status: 400 (not JSON, an empty batch), 413 (a batch too
-        /// large), 200 (the filter's answers), 202 (nothing to answer).
+        /// large), 415 (headers saying the body is not UTF-8 JSON), 200 (the filter's answers), 202 (nothing to answer).
         status: u16,
         /// What the client is answered.
         body: String,
@@ -157,6 +158,7 @@ pub struct Outcome<'b> {
 
 /// Why a whole body is refused.
 pub(super) enum Refusal {
+    Headers(Unread),
     NotUtf8,
     NotJson,
     BatchTooLarge(u32),
@@ -167,6 +169,12 @@ impl<'b> Outcome<'b> {
     /// A body refused whole.
     pub(super) fn refuse(refusal: Refusal) -> Self {
         let (status, code, rpc, message) = match refusal {
+            Refusal::Headers(unread) => (
+                415,
+                unread.code(),
+                INVALID_REQUEST,
+                unread.message().to_owned(),
+            ),
             Refusal::NotUtf8 => (
                 400,
                 Code::ParseError,
