@@ -13,10 +13,12 @@ NPM_FEATURES := --no-default-features --features npm
 demo: build
 	@node examples/prototype/run.mjs
 
+# The Python tests come before the Node ones: they build the venv that
+# js-tests/differential.test.mjs runs the Python servers from.
 test: setup lint build setup-debian
 	$(CARGO) test
-	node --test js-tests/
 	$(MAKE) python-test
+	node --test js-tests/
 	$(MAKE) fuzz FUZZ_SECONDS=20
 
 # The Python package (python/): its abi3 wheel built with maturin (from
@@ -113,12 +115,13 @@ setup:
 setup-wasm: setup
 	@rustup target list --installed | grep -qx $(WASM_TARGET) || rustup target add $(WASM_TARGET)
 
-# Debian's Chromium for the browser tests (a browser download of a test
-# tool's own fails on these machines).
-# From Debian: Chromium for the browser tests, GNU time for the peak memory
-# the CLI tests measure (a launcher's own memory would count in any other).
+# From Debian: Chromium for the browser tests (a browser download of a test
+# tool's own fails on these machines), Xvfb for the headed ones, GNU time
+# for the peak memory the CLI tests measure (a launcher's own memory would
+# count in any other), and Valgrind, whose instruction counts are the work
+# tests/growth.rs compares (the same on every run, where times are not).
 setup-debian:
-	@command -v chromium >/dev/null 2>&1 && test -x /usr/bin/time && command -v Xvfb >/dev/null 2>&1 || { apt-get update && apt-get install -y --no-install-recommends chromium time xvfb; }
+	@command -v chromium >/dev/null 2>&1 && test -x /usr/bin/time && command -v Xvfb >/dev/null 2>&1 && command -v valgrind >/dev/null 2>&1 || { apt-get update && apt-get install -y --no-install-recommends chromium time xvfb valgrind; }
 
 node_modules: package.json package-lock.json
 	npm ci --no-audit --no-fund

@@ -30,10 +30,10 @@ const PLACE_KEYS = [];
 /**
  * What every outcome gives besides its verdict: each message's account, its
  * id as it came, and `lines` (the account with the message as it goes on,
- * for a log). They are read from a copy of the core's answer when first
+ * on one line, for a log). They are read from a copy of the core's answer when first
  * asked for, so that a gateway that only forwards pays for none of them;
- * a line's message is taken from `forward` where it stands rather than
- * copied out of the module.
+ * a line's message is taken from `forward` where it stands (unless the core
+ * had to put it on one line) rather than copied out of the module.
  */
 class Outcome {
   /** The messages part of the core's answer (binding/answer.rs `messages`), until read. */
@@ -55,7 +55,9 @@ class Outcome {
     for (let n = answer.u32(); n > 0; n--) {
       accounts.push(answer.str());
       this.#ids.push(answer.opt());
-      this.#places.push(answer.u8() === 1 ? [answer.u32(), answer.u32()] : undefined);
+      // 1: where the message stands in what goes on; 2: its text on one line (binding/answer.rs).
+      const place = answer.u8();
+      this.#places.push(place === 1 ? [answer.u32(), answer.u32()] : place === 2 ? answer.str() : undefined);
     }
     this.#kept = undefined;
     Object.defineProperty(this, "accounts", { value: accounts, enumerable: true });
@@ -71,13 +73,18 @@ class Outcome {
     return this.#ids;
   }
 
+  /** The text of a message in what goes on, `[start, tail]` units from its ends. */
+  #forwarded([start, tail]) {
+    const { forward } = this;
+    return typeof forward === "string" ? forward.slice(start, forward.length - tail)
+      : decoder.decode(forward.subarray(start, forward.length - tail));
+  }
+
   get lines() {
     const lines = this.accounts.map((account, index) => {
-      const [start, tail] = this.#places[index] ?? [];
-      if (start === undefined) return account;
-      const { forward } = this;
-      const message = typeof forward === "string" ? forward.slice(start, forward.length - tail)
-        : decoder.decode(forward.subarray(start, forward.length - tail));
+      const place = this.#places[index];
+      if (place === undefined) return account;
+      const message = typeof place === "string" ? place : this.#forwarded(place);
       return `{"message":${message},${account.slice(1)}`;
     });
     Object.defineProperty(this, "lines", { value: lines, enumerable: true });

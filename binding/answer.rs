@@ -19,9 +19,10 @@
 //! outcome := (AsItCame | Rewritten body:str | Rejected status:u32 body:str)
 //!            replies messages             (VerdictKind)
 //! replies := count:u32 str{count}
-//! messages := size:u32 count:u32 (account:str id:opt (0 | 1 start:u32 tail:u32)){count}
+//! messages := size:u32 count:u32 (account:str id:opt (0 | 1 start:u32 tail:u32 | 2 line:str)){count}
 //!            (size: the bytes after it, so that JS can keep them and read them when asked;
-//!            where the message stands in what goes on: units from its start, units after its end)
+//!            1: where the message stands in what goes on, units from its start and after its
+//!            end, when that text is one line; 2: the message put on one line, when it is not)
 //! line    := out:str sanitized:str counts:f64{6} exit:u8 hint:opt
 //!            (checked lines, or the summary)
 //! opt     := 0 | 1 str
@@ -35,6 +36,7 @@ use crate::audit::{AuditRecord, ClientAsserted, RequestId, Witnessed};
 use crate::diagnostics::{Change, Diagnostic, Report};
 use crate::edit::{Edit, Put, Target};
 use crate::error::{Error, ErrorKind};
+use crate::json;
 use crate::wire::{Capture, Outcome, Seen, Verdict};
 use std::borrow::Cow;
 
@@ -340,13 +342,18 @@ impl Answer<'_> {
         for (seen, place) in outcome.messages.iter().zip(places) {
             self.str(&seen.json());
             self.opt(seen.id_text.as_deref());
-            match place {
-                Some((start, tail)) => {
+            let text = seen.forwarded.clone().and_then(|at| forwarded.get(at));
+            match (place, text.map(json::one_line)) {
+                (_, Some(Cow::Owned(line))) => {
+                    self.u8(2);
+                    self.str(&line);
+                }
+                (Some((start, tail)), _) => {
                     self.u8(1);
                     self.u32(u32::try_from(start).unwrap_or(u32::MAX));
                     self.u32(u32::try_from(tail).unwrap_or(u32::MAX));
                 }
-                None => self.u8(0),
+                (None, _) => self.u8(0),
             }
         }
         let size = u32::try_from(self.0.len() - sized - 4).unwrap_or(u32::MAX);

@@ -73,16 +73,28 @@ describe("the words", () => {
 });
 
 describe("exit codes", () => {
-  test("nothing checkable exits 2 and says why: a pretty-printed JSON file, an empty file", () => {
+  test("a pretty-printed JSON file is lines that are not JSON: errors, exit 1, and it says why; an empty file exits 2", () => {
     writeFileSync(join(project, "pretty.json"), `${JSON.stringify(JSON.parse(request(1, { [KEY]: { turnId: "t" } })), null, 2)}\n`);
     writeFileSync(join(project, "empty.jsonl"), "");
     const hint = "mcp-provenance check: no line held a JSON-RPC message: a capture is one message (or batch) a line, JSONL; a pretty-printed JSON file is not one\n";
     const pretty = alike(["check", "pretty.json"]);
-    assert.equal(pretty.code, 2);
+    assert.equal(pretty.code, 1);
     assert.equal(pretty.err, hint);
-    assert.match(pretty.out, /^line 1: not JSON\n[^]*checked 0 messages: 0 errors, 0 warnings, 13 unparseable\n$/);
+    assert.match(pretty.out, /^line 1: error WIRE-2 parse-error \/ not JSON\n[^]*checked 0 messages: 13 errors, 0 warnings, 13 unparseable\n$/);
     const empty = alike(["check", "empty.jsonl"]);
     assert.deepEqual([empty.code, empty.out, empty.err], [2, "checked 0 messages: 0 errors, 0 warnings, 0 unparseable\n", hint]);
+  });
+
+  test("a line that is not JSON breaks WIRE-2, a MUST: exit 1 with or without --strict", () => {
+    // NaN and a trailing comma: not JSON, though each carries an envelope that breaks a MUST.
+    const broken = [request(1, { [KEY]: { turnId: 7 } }).replace('"q"', "NaN"), request(2, { [KEY]: { model: {} } }).replace(/}$/, ",}")];
+    writeFileSync(join(project, "broken.jsonl"), `${broken.join("\n")}\n`);
+    for (const flags of [[], ["--strict"]]) {
+      const checked = alike(["check", "broken.jsonl", ...flags]);
+      assert.equal(checked.code, 1, flags.join(" "));
+      assert.equal(checked.out, "line 1: error WIRE-2 parse-error / not JSON\nline 2: error WIRE-2 parse-error / not JSON\n"
+        + "checked 0 messages: 2 errors, 0 warnings, 2 unparseable\n");
+    }
   });
 
   test("0 with warnings, 1 with them under --strict, 1 on an error", () => {

@@ -42,11 +42,11 @@ describe("check", () => {
     const { code, out } = npx(["check", "capture.jsonl"]);
     assert.equal(code, 1);
     assert.equal(out, [
-      "line 2: not JSON",
+      "line 2: error WIRE-2 parse-error / not JSON",
       "line 3: error AI-7 invalid-type /params/_meta/io.modelcontextprotocol~1aiInvocation/turnId `turnId` must be a string, not a number",
       "line 3: warning AI-13 control-character /params/_meta/io.modelcontextprotocol~1aiInvocation/userIntent/text holds line breaks, control or bidi characters that could forge or disguise log lines; sanitize replaces them",
       "line 5[0]: error AI-4 missing-field /params/_meta/io.modelcontextprotocol~1aiInvocation/model/name `model` must have a string `name`",
-      "checked 4 messages: 2 errors, 1 warnings, 1 unparseable",
+      "checked 4 messages: 3 errors, 1 warnings, 1 unparseable",
       "",
     ].join("\n"));
   });
@@ -59,7 +59,7 @@ describe("check", () => {
       [1, undefined, true, undefined], [2, undefined, undefined, true], [3, undefined, false, undefined],
       [5, 0, false, undefined], [5, 1, true, undefined], [undefined, undefined, undefined, undefined],
     ]);
-    assert.deepEqual(records.at(-1), { summary: { messages: 4, errors: 2, warnings: 1, unparseable: 1, skipped: 0, overLimit: 0 } });
+    assert.deepEqual(records.at(-1), { summary: { messages: 4, errors: 3, warnings: 1, unparseable: 1, skipped: 0, overLimit: 0 } });
   });
 
   test("--sanitize writes each message sanitized under the policy the flags give; a clean capture exits 0", () => {

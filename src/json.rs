@@ -3,6 +3,8 @@
 //! build, from what JS handed over), or from JSON text as it came over the
 //! wire ([`crate::wire`]). Nothing here is copied.
 
+use std::borrow::Cow;
+
 #[cfg(feature = "value")]
 use serde_json::Value;
 
@@ -298,44 +300,73 @@ impl<'a> Iterator for Items<'a> {
 }
 
 /// Appends `text` as a JSON string, escaped as `JSON.stringify` and
-/// `serde_json` both escape it.
+/// `serde_json` both escape it, and besides every character that is not
+/// [inert](crate::text::is_inert) (U+2028, NEL, a bidi control…) as a
+/// `\uXXXX` escape: the same JSON, and never a line break or a disguise in
+/// whatever it is written into (a log line above all).
 pub(crate) fn write_string(out: &mut String, text: &str) {
     out.push('"');
     let mut rest = text;
-    // Runs that need no escape go on whole; only ASCII bytes are escaped,
-    // so a run always ends at a character's boundary.
+    // Runs that need no escape go on whole; a run ends before an ASCII
+    // byte to escape or the first byte of a character past ASCII.
     while let Some(at) = rest
         .bytes()
-        .position(|byte| byte < 0x20 || byte == b'"' || byte == b'\\')
+        .position(|byte| byte < 0x20 || byte == b'"' || byte == b'\\' || byte >= 0x7F)
     {
         let (run, escaped) = rest.split_at_checked(at).unwrap_or((rest, ""));
         out.push_str(run);
-        let Some(&byte) = escaped.as_bytes().first() else {
+        let Some(c) = escaped.chars().next() else {
             break;
         };
-        match byte {
-            b'"' => out.push_str("\\\""),
-            b'\\' => out.push_str("\\\\"),
-            0x08 => out.push_str("\\b"),
-            0x0C => out.push_str("\\f"),
-            b'\n' => out.push_str("\\n"),
-            b'\r' => out.push_str("\\r"),
-            b'\t' => out.push_str("\\t"),
-            _ => {
-                const HEX: &[u8; 16] = b"0123456789abcdef";
-                out.push_str("\\u00");
-                out.push(char::from(
-                    HEX.get(usize::from(byte >> 4)).copied().unwrap_or(b'0'),
-                ));
-                out.push(char::from(
-                    HEX.get(usize::from(byte & 15)).copied().unwrap_or(b'0'),
-                ));
-            }
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{08}' => out.push_str("\\b"),
+            '\u{0C}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_ascii() || !crate::text::is_inert(c) => write_escape(out, c),
+            c => out.push(c),
         }
-        rest = escaped.get(1..).unwrap_or_default();
+        rest = escaped.get(c.len_utf8()..).unwrap_or_default();
     }
     out.push_str(rest);
     out.push('"');
+}
+
+/// `c` as JSON's `\uXXXX` escapes: one, or a surrogate pair past U+FFFF.
+fn write_escape(out: &mut String, c: char) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut units = [0u16; 2];
+    for unit in c.encode_utf16(&mut units) {
+        out.push_str("\\u");
+        for shift in [12, 8, 4, 0] {
+            let digit = HEX.get(usize::from((*unit >> shift) & 15)).copied();
+            out.push(char::from(digit.unwrap_or(b'0')));
+        }
+    }
+}
+
+/// JSON text on one line that holds no character AI-13 or TXT-1 would
+/// replace: the same JSON, with the tabs, carriage returns and line feeds
+/// between its tokens left out and every other such character (they can
+/// only stand inside its strings) written as a `\uXXXX` escape. Borrowed
+/// when `json` is one already. `json` must be JSON text: a line feed inside
+/// a string of anything else would be dropped.
+pub(crate) fn one_line(json: &str) -> Cow<'_, str> {
+    if crate::text::is_printable_ascii(json.as_bytes()) || json.chars().all(crate::text::is_inert) {
+        return Cow::Borrowed(json);
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        match c {
+            '\t' | '\n' | '\r' => {}
+            c if crate::text::is_inert(c) => out.push(c),
+            c => write_escape(&mut out, c),
+        }
+    }
+    Cow::Owned(out)
 }
 
 /// The UTF-8 length of `text` written as a JSON string.
@@ -511,6 +542,29 @@ mod tests {
     fn whole(tag: u8, count: u32, contents: &[Vec<u8>]) -> Vec<u8> {
         let body = [&count.to_le_bytes()[..], &contents.concat()].concat();
         [&[tag][..], &(body.len() as u32).to_le_bytes(), &body].concat()
+    }
+
+    #[test]
+    fn a_string_is_written_with_no_line_break_or_disguise_raw() {
+        let text = "a\"\\\n\u{7f}\u{85}\u{2028}\u{202e}\u{e0041}é😀";
+        let mut out = String::new();
+        write_string(&mut out, text);
+        assert_eq!(out, r#""a\"\\\n\u007f\u0085\u2028\u202e\udb40\udc41é😀""#);
+        assert_eq!(
+            serde_json::from_str::<String>(&out).ok().as_deref(),
+            Some(text)
+        );
+    }
+
+    #[test]
+    fn json_text_is_put_on_one_line_as_the_same_json() {
+        let json = "{\"a\" :\r\n\t[1,\n \"\u{2028}\u{85}x\\n\"]}";
+        assert_eq!(one_line(json), r#"{"a" :[1, "\u2028\u0085x\n"]}"#);
+        let parsed = |text: &str| serde_json::from_str::<Value>(text).ok();
+        assert_eq!(parsed(&one_line(json)), parsed(json));
+        for plain in [r#"{"a": "é"}"#, "[]"] {
+            assert!(matches!(one_line(plain), Cow::Borrowed(_)));
+        }
     }
 
     #[test]

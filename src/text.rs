@@ -51,6 +51,13 @@ fn neutral(c: char) -> char {
     }
 }
 
+/// Whether a character may stand raw in a log line: none of AI-13 or
+/// TXT-1 (no line break of any kind, no other control, no bidi control, no
+/// invisible character).
+pub(crate) fn is_inert(c: char) -> bool {
+    class(c) == Class::Keep
+}
+
 /// Whether `text` is kept as it is: within `max_bytes`, and holding no
 /// character AI-13 neutralizes.
 #[inline]
@@ -79,7 +86,7 @@ fn outside(chunk: &[u8]) -> u64 {
 
 /// Whether every byte is printable ASCII (0x20..=0x7E): all chunks at once,
 /// with no branch inside the loop.
-fn is_printable_ascii(bytes: &[u8]) -> bool {
+pub(crate) fn is_printable_ascii(bytes: &[u8]) -> bool {
     let chunks = bytes.chunks_exact(8);
     let tail = chunks.remainder();
     chunks.fold(0, |found, chunk| found | outside(chunk)) == 0

@@ -61,32 +61,38 @@ pub(crate) fn unknown<'a>(
     found
 }
 
-/// Sorts members by name, in place, in O(n log n) whatever the input: a
-/// heapsort, a few lines where the standard library's sorts are 4 KB of the
-/// module. Names are unique, so the order is the one order.
+/// Sorts members by name, in place, in O(n log n) whatever the input.
+/// Names are unique, so the order is the one order.
 pub(crate) fn sort_by_name<T>(members: &mut [(&str, T)]) {
-    /// Moves the member at `root` down the heap of the first `end` members.
-    fn sift<T>(members: &mut [(&str, T)], mut root: usize, end: usize) {
+    sort_by(members, |member| member.0);
+}
+
+/// Sorts `items` by `key`, in place, in O(n log n) whatever the input: a
+/// heapsort, a few lines where the standard library's sorts are 4 KB of the
+/// module. Not stable: items of equal keys may come in any order.
+pub(crate) fn sort_by<T, K: Ord>(items: &mut [T], key: impl Fn(&T) -> K) {
+    /// Moves the item at `root` down the heap of the first `end` items.
+    fn sift<T, K: Ord>(items: &mut [T], key: &impl Fn(&T) -> K, mut root: usize, end: usize) {
         loop {
             let mut child = 2 * root + 1;
-            let name = |at: usize| members.get(at).map(|member| member.0);
-            if child + 1 < end && name(child) < name(child + 1) {
+            let at = |at: usize| items.get(at).map(key);
+            if child + 1 < end && at(child) < at(child + 1) {
                 child += 1;
             }
-            if child >= end || name(root) >= name(child) {
+            if child >= end || at(root) >= at(child) {
                 return;
             }
-            members.swap(root, child);
+            items.swap(root, child);
             root = child;
         }
     }
-    let len = members.len();
+    let len = items.len();
     for root in (0..len / 2).rev() {
-        sift(members, root, len);
+        sift(items, &key, root, len);
     }
     for end in (1..len).rev() {
-        members.swap(0, end);
-        sift(members, 0, end);
+        items.swap(0, end);
+        sift(items, &key, 0, end);
     }
 }
 

@@ -81,7 +81,8 @@ pub struct Counts {
     pub lines: u64,
     /// Messages read.
     pub messages: u64,
-    /// Error findings and refusals, over-limit lines among them.
+    /// Error findings and refusals, over-limit lines and lines that are
+    /// not JSON (WIRE-2) among them.
     pub errors: u64,
     /// Warning findings.
     pub warnings: u64,
@@ -239,8 +240,9 @@ impl Capture {
     }
 
     /// The exit code of `check`: 0 clean (warnings allowed, unless
-    /// [`Check::strict`]), 1 an error found (or with `strict`, a warning), 2
-    /// nothing checked: no line held a message ([`NOTHING_CHECKED`]).
+    /// [`Check::strict`]), 1 an error found (a line that is not JSON
+    /// included; with `strict`, a warning too), 2 nothing checked and
+    /// nothing found: no line held a message ([`NOTHING_CHECKED`]).
     pub fn exit_code(&self) -> u8 {
         let Counts {
             messages,
@@ -248,10 +250,10 @@ impl Capture {
             warnings,
             ..
         } = self.counts;
-        if messages == 0 {
-            2
-        } else if errors > 0 || (self.check.strict && warnings > 0) {
+        if errors > 0 || (self.check.strict && warnings > 0) {
             1
+        } else if messages == 0 {
+            2
         } else {
             0
         }
@@ -402,12 +404,17 @@ impl Check {
         }
     }
 
+    /// Reports line `number`, which is not JSON: an error, since a body
+    /// must be JSON text (WIRE-2, a MUST), and nothing in it was checked.
     fn unparseable(&self, number: u64, counts: &mut Counts, out: &mut String) {
         counts.unparseable += 1;
+        counts.errors += 1;
         if self.json {
             out.push_str(&format!("{{\"line\":{number},\"unparseable\":true}}\n"));
         } else {
-            out.push_str(&format!("line {number}: not JSON\n"));
+            out.push_str(&format!(
+                "line {number}: error WIRE-2 parse-error / not JSON\n"
+            ));
         }
     }
 

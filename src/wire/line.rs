@@ -1,18 +1,21 @@
 //! A message's account as one JSON line, written directly: the line a
 //! gateway logs for each message, as `serde_json` writes a [`Seen`] (a test
-//! holds them equal), at a fraction of its cost and without its serializer
-//! in the npm package's module.
+//! holds them equal) but that a line is one line, whatever came: no line
+//! break, control, bidi or invisible character stands in it raw, in the
+//! account or in the message (its text as forwarded, put on one line by
+//! [`json::one_line`]). At a fraction of serde's cost, and without its
+//! serializer in the npm package's module.
 
 use super::Seen;
 use crate::audit::{AuditRecord, RequestId};
 use crate::diagnostics::{Change, Diagnostic};
-use crate::json::write_string;
+use crate::json::{self, write_string};
 
 /// Writes `seen` as a JSON object, with the message's text first when it goes on.
 pub(super) fn write(seen: &Seen, message: Option<&str>, out: &mut String) {
     let mut object = Object::open(out);
     if let Some(message) = message {
-        object.raw("message", message);
+        object.raw("message", &json::one_line(message));
     }
     if let Some(index) = seen.index {
         object.raw("index", &index.to_string());

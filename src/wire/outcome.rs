@@ -375,16 +375,17 @@ impl<'b> Outcome<'b> {
             body.push_str(text.get(from..).unwrap_or_default());
         }
         // Where each message that goes on stands in what is forwarded: its
-        // place in the body, moved by what the splices before it changed.
+        // place in the body, moved by what the splices before it changed
+        // (both in the body's order, so one pass over each).
+        let mut before = splices.iter().peekable();
+        let mut moved: isize = 0;
         let places: Vec<Option<std::ops::Range<usize>>> = looked
             .iter()
             .map(|looked| {
                 let span = looked.span;
-                let moved: isize = splices
-                    .iter()
-                    .filter(|(s, _)| s.end <= span.start)
-                    .map(|(s, with)| with.len() as isize - (s.end - s.start) as isize)
-                    .sum();
+                while let Some((s, with)) = before.next_if(|(s, _)| s.end <= span.start) {
+                    moved += with.len() as isize - (s.end - s.start) as isize;
+                }
                 let start = span.start.saturating_add_signed(moved);
                 let len = looked
                     .text

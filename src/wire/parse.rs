@@ -321,7 +321,7 @@ impl<'a, 'k> Reader<'a, 'k> {
                     let child = match want {
                         Want::Table(node) => match self.parser.child(node, self.doc.str(name)) {
                             Some(child) => {
-                                self.read_once(&mut read, name);
+                                read.push(name);
                                 match child.read {
                                     Read::Scalar => Want::Scalar,
                                     Read::Object => Want::Table(child),
@@ -330,7 +330,7 @@ impl<'a, 'k> Reader<'a, 'k> {
                             }
                             // A rule reads the others too: each whole, and once.
                             None if self.parser.others(node) => {
-                                self.read_once(&mut read, name);
+                                read.push(name);
                                 Want::Whole
                             }
                             None => Want::Skip,
@@ -351,7 +351,12 @@ impl<'a, 'k> Reader<'a, 'k> {
             }
         }
         let entries = self.entries.get(first..).unwrap_or_default();
-        if object && matches!(want, Want::Whole) && self.duplicated(entries) {
+        let duplicated = if matches!(want, Want::Whole) {
+            object && duplicated(entries.iter().filter_map(|entry| entry.name), &self.doc)
+        } else {
+            duplicated(read.iter().copied(), &self.doc)
+        };
+        if duplicated {
             self.fault = Some(Fault::Duplicate);
         }
         let span = Span {
@@ -362,41 +367,29 @@ impl<'a, 'k> Reader<'a, 'k> {
         self.entries.truncate(first);
         Ok(Raw::Node(node))
     }
+}
 
-    /// Notes `name`, which a rule reads, among those `read` so far in its
-    /// object: a duplicate is a fault of the message.
-    fn read_once(&mut self, read: &mut Vec<Str>, name: Str) {
-        let text = self.doc.str(name);
-        if read.iter().any(|before| self.doc.str(*before) == text) {
-            self.fault = Some(Fault::Duplicate);
+/// Whether a name comes twice among `names`, in time linear (or n log n) in
+/// their number: each of a few is compared with those before it; past
+/// that, they are sorted.
+fn duplicated(names: impl Iterator<Item = Str> + Clone, doc: &Doc) -> bool {
+    const FEW: usize = 16;
+    let mut few = [""; FEW];
+    for (count, name) in names.clone().enumerate() {
+        let name = doc.str(name);
+        if count == FEW {
+            let mut all: Vec<(&str, ())> = names.map(|name| (doc.str(name), ())).collect();
+            crate::view::sort_by_name(&mut all);
+            return all
+                .windows(2)
+                .any(|pair| pair.first().map(|p| p.0) == pair.last().map(|p| p.0));
         }
-        read.push(name);
-    }
-
-    /// Whether a name comes twice among the members of an object read whole.
-    fn duplicated(&self, entries: &[Entry]) -> bool {
-        let names = entries
-            .iter()
-            .filter_map(|entry| entry.name.map(|name| self.doc.str(name)));
-        // Most objects have a few members: each is compared with those
-        // before it; past that, the names are sorted.
-        const FEW: usize = 16;
-        let mut few = [""; FEW];
-        for (count, name) in names.clone().enumerate() {
-            if count == FEW {
-                let mut all: Vec<(&str, ())> = names.map(|name| (name, ())).collect();
-                crate::view::sort_by_name(&mut all);
-                return all
-                    .windows(2)
-                    .any(|pair| pair.first().map(|p| p.0) == pair.last().map(|p| p.0));
-            }
-            if few.iter().take(count).any(|seen| *seen == name) {
-                return true;
-            }
-            if let Some(slot) = few.get_mut(count) {
-                *slot = name;
-            }
+        if few.iter().take(count).any(|seen| *seen == name) {
+            return true;
         }
-        false
+        if let Some(slot) = few.get_mut(count) {
+            *slot = name;
+        }
     }
+    false
 }

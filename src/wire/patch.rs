@@ -8,6 +8,8 @@
 //! objects moves: ids, `arguments`, number spellings, whitespace and member
 //! order elsewhere are forwarded as received.
 
+use std::collections::BTreeMap;
+
 use super::doc::{Doc, Entry, Raw, Span};
 use crate::edit::{Edit, Put, Target};
 use crate::json;
@@ -40,8 +42,53 @@ enum Mod {
 pub(crate) struct Patch<'d, 'a> {
     doc: &'d Doc<'a>,
     root: Entry,
-    /// For each object of the text with changes: its node, and its members' fates.
-    mods: Vec<(usize, Vec<(String, Mod)>)>,
+    /// For each object of the text with changes, by node: its members' fates.
+    mods: BTreeMap<usize, Fates<'d>>,
+}
+
+/// What becomes of the members of one object of the text. Every look-up is
+/// by name in sorted order, so that edits to many members of one object
+/// (an envelope of many unknown fields, dropped) cost n log n, not n².
+struct Fates<'d> {
+    /// The object's members as they came, sorted by name (names are unique
+    /// where an edit reaches: a duplicate there refuses the message).
+    members: Vec<(&'d str, Entry)>,
+    /// Each member's fate, by name.
+    by_name: BTreeMap<String, Mod>,
+    /// The names of members the edits add, in the order first put.
+    added: Vec<String>,
+}
+
+impl<'d> Fates<'d> {
+    /// The member `name` as it came.
+    fn member(&self, name: &str) -> Option<Entry> {
+        let at = self
+            .members
+            .binary_search_by(|(known, _)| (*known).cmp(name))
+            .ok()?;
+        self.members.get(at).map(|(_, entry)| *entry)
+    }
+
+    /// Gives the member `name`, which has no fate yet, `fate`; `added` when
+    /// the object did not have it.
+    fn set(&mut self, name: &str, fate: Mod, added: bool) {
+        if added {
+            self.added.push(name.to_owned());
+        }
+        self.by_name.insert(name.to_owned(), fate);
+    }
+
+    /// Whether the object is written anew: a member it had removed, or one
+    /// it did not have added.
+    fn reshaped(&self) -> bool {
+        self.by_name.iter().any(|(name, fate)| {
+            let there = self.member(name).is_some();
+            match fate {
+                Mod::Remove => there,
+                Mod::Set(_) | Mod::Into => !there,
+            }
+        })
+    }
 }
 
 impl<'d, 'a> Patch<'d, 'a> {
@@ -50,7 +97,7 @@ impl<'d, 'a> Patch<'d, 'a> {
         Patch {
             doc,
             root,
-            mods: Vec::new(),
+            mods: BTreeMap::new(),
         }
     }
 
@@ -94,42 +141,49 @@ impl<'d, 'a> Patch<'d, 'a> {
         Ok(self.doc.at(entry.value))
     }
 
-    /// The fates of the members of `node`, made empty when it has none yet.
-    fn mods_of(&mut self, node: usize) -> Result<&mut Vec<(String, Mod)>, Unpatchable> {
-        let at = match self.mods.iter().position(|(n, _)| *n == node) {
-            Some(at) => at,
-            None => {
-                self.mods.push((node, Vec::new()));
-                self.mods.len() - 1
-            }
-        };
-        self.mods
-            .get_mut(at)
-            .map(|(_, mods)| mods)
-            .ok_or(Unpatchable)
-    }
-
-    /// Puts `value` (`None`: removes the member) at `names` below the object `node`.
-    fn put(&mut self, node: usize, names: &[&str], value: Option<New>) -> Result<(), Unpatchable> {
-        let (name, rest) = names.split_first().ok_or(Unpatchable)?;
+    /// The fates of the members of the object `node`, made empty when it has none yet.
+    fn fates_of(&mut self, node: usize) -> Result<&mut Fates<'d>, Unpatchable> {
         let doc = self.doc;
         let object = doc
             .get(node)
             .filter(|found| found.object)
             .ok_or(Unpatchable)?;
-        let entry = doc.member(object, name);
-        let mods = self.mods_of(node)?;
-        let made = mods.iter().position(|(n, _)| n == name);
+        Ok(self.mods.entry(node).or_insert_with(|| {
+            let mut members: Vec<(&str, Entry)> = doc
+                .entries(object)
+                .iter()
+                .map(|entry| {
+                    (
+                        entry.name.map(|name| doc.str(name)).unwrap_or_default(),
+                        *entry,
+                    )
+                })
+                .collect();
+            crate::view::sort_by_name(&mut members);
+            Fates {
+                members,
+                by_name: BTreeMap::new(),
+                added: Vec::new(),
+            }
+        }))
+    }
+
+    /// Puts `value` (`None`: removes the member) at `names` below the object `node`.
+    fn put(&mut self, node: usize, names: &[&str], value: Option<New>) -> Result<(), Unpatchable> {
+        let (name, rest) = names.split_first().ok_or(Unpatchable)?;
+        let fates = self.fates_of(node)?;
+        let entry = fates.member(name);
+        let made = fates.by_name.get_mut(*name);
         if rest.is_empty() {
             let fate = value.map_or(Mod::Remove, Mod::Set);
-            match made.and_then(|at| mods.get_mut(at)) {
-                Some(made) => made.1 = fate,
+            match made {
+                Some(made) => *made = fate,
                 None if entry.is_none() && matches!(fate, Mod::Remove) => {}
-                None => mods.push(((*name).to_owned(), fate)),
+                None => fates.set(name, fate, entry.is_none()),
             }
             return Ok(());
         }
-        match made.and_then(|at| mods.get_mut(at)).map(|(_, fate)| fate) {
+        match made {
             Some(Mod::Set(New::Object(members))) => {
                 put_new(members, rest, value);
                 return Ok(());
@@ -146,8 +200,8 @@ impl<'d, 'a> Patch<'d, 'a> {
         }
         match entry.map(|entry| entry.raw) {
             Some(Raw::Node(child)) => {
-                if made.is_none() {
-                    mods.push(((*name).to_owned(), Mod::Into));
+                if !fates.by_name.contains_key(*name) {
+                    fates.set(name, Mod::Into, false);
                 }
                 self.put(child, rest, value)
             }
@@ -156,7 +210,7 @@ impl<'d, 'a> Patch<'d, 'a> {
             None => {
                 let mut members = Vec::new();
                 put_new(&mut members, rest, value);
-                mods.push(((*name).to_owned(), Mod::Set(New::Object(members))));
+                fates.set(name, Mod::Set(New::Object(members)), true);
                 Ok(())
             }
         }
@@ -172,7 +226,7 @@ impl<'d, 'a> Patch<'d, 'a> {
         if splices.is_empty() {
             return None;
         }
-        sort_by_start(&mut splices);
+        crate::view::sort_by(&mut splices, |(span, _)| span.start);
         let whole = self.root.value;
         let mut out = String::with_capacity(whole.end - whole.start + 64);
         let mut at = whole.start;
@@ -191,29 +245,21 @@ impl<'d, 'a> Patch<'d, 'a> {
         Some(out)
     }
 
-    fn fates(&self, node: usize) -> &[(String, Mod)] {
-        self.mods
-            .iter()
-            .find(|(n, _)| *n == node)
-            .map_or(&[], |(_, mods)| mods.as_slice())
-    }
-
     /// The splices that carry out the changes at and below `node`.
     fn emit(&self, node: usize, splices: &mut Vec<(Span, String)>) {
-        let doc = self.doc;
-        let Some(object) = doc.get(node) else { return };
-        let fates = self.fates(node);
-        let reshaped = fates
-            .iter()
-            .any(|(name, fate)| matches!(fate, Mod::Remove) || doc.member(object, name).is_none());
-        if reshaped {
+        let Some(fates) = self.mods.get(&node) else {
+            return;
+        };
+        if fates.reshaped() {
             let mut out = String::new();
             self.render(node, &mut out);
-            splices.push((object.span, out));
+            if let Some(object) = self.doc.get(node) {
+                splices.push((object.span, out));
+            }
             return;
         }
-        for (name, fate) in fates {
-            let Some(entry) = doc.member(object, name) else {
+        for (name, fate) in &fates.by_name {
+            let Some(entry) = fates.member(name) else {
                 continue;
             };
             match (fate, entry.raw) {
@@ -233,8 +279,8 @@ impl<'d, 'a> Patch<'d, 'a> {
     fn render(&self, node: usize, out: &mut String) {
         let doc = self.doc;
         let Some(object) = doc.get(node) else { return };
-        let fates = self.fates(node);
-        let fate_of = |name: &str| fates.iter().find(|(n, _)| n == name).map(|(_, fate)| fate);
+        let fates = self.mods.get(&node);
+        let fate_of = |name: &str| fates.and_then(|fates| fates.by_name.get(name));
         out.push('{');
         let mut first = true;
         let mut comma = |out: &mut String| {
@@ -269,8 +315,8 @@ impl<'d, 'a> Patch<'d, 'a> {
                 }
             }
         }
-        for (name, fate) in fates {
-            if let (Mod::Set(new), None) = (fate, doc.member(object, name)) {
+        for name in fates.map_or(&[][..], |fates| &fates.added) {
+            if let Some(Mod::Set(new)) = fate_of(name) {
                 comma(out);
                 json::write_string(out, name);
                 out.push(':');
@@ -278,22 +324,6 @@ impl<'d, 'a> Patch<'d, 'a> {
             }
         }
         out.push('}');
-    }
-}
-
-/// Sorts splices by where they start: an insertion sort, for the few a
-/// message has (the standard library's sorts are kilobytes of the module).
-fn sort_by_start(splices: &mut [(Span, String)]) {
-    for at in 1..splices.len() {
-        let mut to = at;
-        while to > 0 {
-            let start = |i: usize| splices.get(i).map(|(span, _)| span.start);
-            if start(to - 1) <= start(to) {
-                break;
-            }
-            splices.swap(to - 1, to);
-            to -= 1;
-        }
     }
 }
 
