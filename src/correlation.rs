@@ -353,14 +353,17 @@ impl Found<'_> {
                 "a correlation id holds a lone UTF-16 surrogate, which reads as U+FFFD and so names no one id; it is not kept",
             );
         }
-        if id.len() > MAX_ID_BYTES {
+        // Measured as sent and as kept: a character replaced by U+FFFD
+        // grows (to three bytes at most from one, so nothing is cut here),
+        // and an id cut to fit would join the wrong records.
+        let clean = (id.len() <= MAX_ID_BYTES).then(|| text::clean(id, 3 * MAX_ID_BYTES));
+        let Some(clean) = clean.filter(|clean| clean.text.len() <= MAX_ID_BYTES) else {
             return self.invalid(
                 Code::OverLimit,
                 at,
                 "a correlation id must be at most 256 bytes long; it is not kept",
             );
-        }
-        let clean = text::clean(id, MAX_ID_BYTES);
+        };
         if clean.neutralized {
             self.invalid(
                 Code::ControlCharacter,

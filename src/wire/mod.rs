@@ -9,6 +9,7 @@
 //! outcome ([`Outcome`]): what to forward or how to refuse, the filter's own
 //! answers, and one account of each message.
 
+mod answers;
 mod args;
 mod check;
 mod doc;
@@ -370,6 +371,13 @@ impl Filter {
                 looked.text = Some(out.take().unwrap_or_else(|| text.clone()));
             }
             None => looked.text = self.record(pass, doc, root, views, looked)?,
+        }
+        if self.redacting() {
+            let text = looked.text.as_deref().unwrap_or_else(|| doc.at(root.value));
+            if let Some((trimmed, changes)) = self.trim_answers(&pass.parser, text)? {
+                looked.text = Some(trimmed);
+                looked.seen.changes.extend(changes);
+            }
         }
         Ok(())
     }

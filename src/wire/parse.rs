@@ -149,6 +149,18 @@ impl<'k> Parser<'k> {
     /// Where the value of the member `name` of the object `text` is, when
     /// `text` is JSON and an object with that member (the last, if several).
     pub(crate) fn member(&self, text: &str, name: &str) -> Result<Option<Span>, Syntax> {
+        let members = self.members(text)?.unwrap_or_default();
+        Ok(members
+            .into_iter()
+            .rev()
+            .find(|(found, _)| found == name)
+            .map(|(_, span)| span))
+    }
+
+    /// The members of the object `text`, each name (read) with where its
+    /// value is, in the order they come; `None` when `text` is JSON but
+    /// not an object.
+    pub(crate) fn members(&self, text: &str) -> Result<Option<Vec<(String, Span)>>, Syntax> {
         let mut reader = Reader::new(text, self);
         reader.ws();
         if reader.peek() != Some(b'{') {
@@ -158,7 +170,7 @@ impl<'k> Parser<'k> {
         }
         reader.at += 1;
         reader.ws();
-        let mut found = None;
+        let mut found = Vec::new();
         if reader.peek() == Some(b'}') {
             reader.at += 1;
         } else {
@@ -169,12 +181,11 @@ impl<'k> Parser<'k> {
                 reader.ws();
                 let start = reader.at;
                 reader.skip(2)?;
-                if reader.doc.str(member) == name {
-                    found = Some(Span {
-                        start,
-                        end: reader.at,
-                    });
-                }
+                let span = Span {
+                    start,
+                    end: reader.at,
+                };
+                found.push((reader.doc.str(member).to_owned(), span));
                 reader.ws();
                 match reader.next_byte() {
                     Some(b',') => reader.ws(),
@@ -184,7 +195,7 @@ impl<'k> Parser<'k> {
             }
         }
         reader.end()?;
-        Ok(found)
+        Ok(Some(found))
     }
 
     /// Whether the members of an object read as `parent` that no place
