@@ -41,12 +41,39 @@ export function messagesIn(text, value) {
   return all.every(isMessage) ? all.map((message) => ({ message, unit })) : [];
 }
 
-/** The `data` of each event of a `text/event-stream` body, as messages. */
-function events(text) {
-  return text.split(/\r?\n\r?\n/).flatMap((event) => {
-    const data = event.split(/\r?\n/).filter((line) => line.startsWith("data:")).map((line) => line.slice(5).replace(/^ /, ""));
-    return data.length > 0 ? parse(data.join("\n")) : [];
-  });
+/** A line ending of an event stream: CRLF (one ending, not two), LF, or CR alone. */
+const LINE_END = /\r\n|\r|\n/;
+
+/**
+ * The data of each event of a `text/event-stream` body, as the WHATWG
+ * event-stream grammar reads it (and the MCP SDK's parser, and EventSource):
+ * lines ended by CRLF, LF or CR alone, an optional byte order mark first; a
+ * `data` field's values joined with LF; comments (`:` first) and other fields
+ * ignored; an event ended by an empty line, so that one the stream never ended
+ * is none. The body is read whole: no line ending can be split across chunks.
+ */
+function eventData(text) {
+  const lines = text.replace(/^\uFEFF/, "").split(LINE_END);
+  lines.pop(); // what follows the last line ending: no line, as it was never ended
+  const events = [];
+  let data = [];
+  for (const line of lines) {
+    if (line === "") {
+      if (data.length > 0) events.push(data.join("\n"));
+      data = [];
+    } else if (!line.startsWith(":")) {
+      const [name, value] = field(line);
+      if (name === "data") data.push(value);
+    }
+  }
+  return events;
+}
+
+/** A stream's line as a field: its name, and its value (after the colon, one space dropped; none without a colon). */
+function field(line) {
+  const colon = line.indexOf(":");
+  if (colon === -1) return [line, ""];
+  return [line.slice(0, colon), line.slice(colon + (line[colon + 1] === " " ? 2 : 1))];
 }
 
 /**
@@ -60,7 +87,7 @@ export function messagesOf(entry, responseBody = "") {
   const sent = parse(request.postData.text);
   if (sent.length === 0) return [];
   const type = response.content?.mimeType ?? header(response.headers, "content-type") ?? "";
-  const received = type.includes("text/event-stream") ? events(responseBody) : type.includes("json") ? parse(responseBody) : [];
+  const received = type.includes("text/event-stream") ? eventData(responseBody).flatMap(parse) : type.includes("json") ? parse(responseBody) : [];
   const session = header(request.headers, SESSION) ?? header(response.headers, SESSION);
   const base = { session, url: request.url, started: entry.startedDateTime };
   return [
