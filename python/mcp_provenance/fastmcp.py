@@ -9,8 +9,10 @@
 Every request and notification is audited before it is served (its record
 handed to ``audit``, sync or async, with the message as it came); a request
 whose audit fails (the record cannot be made, or ``audit`` raises) is refused
-with a JSON-RPC error and never served (a notification, dropped); a tool's result carries the request's
-``turnId`` in its ``_meta``, and nothing else of the envelope (AI-11).
+with a JSON-RPC error and never served (a notification, dropped), and the
+``mcp_provenance`` logger says so; every result (a tool's, a prompt's, a
+resource's...) carries the request's ``turnId`` in its ``_meta``, and
+nothing else of the envelope (AI-11).
 """
 
 from __future__ import annotations
@@ -18,23 +20,20 @@ from __future__ import annotations
 from typing import Any, Dict, Optional
 
 import mcp_types as mt
+from fastmcp.server.dependencies import FastMCPRequestContext
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
-from fastmcp.tools.base import ToolResult
 
-from ._audit import Auditor, AuditSink, request_of
+from ._audit import Auditor, AuditSink, issued_session_id, request_of
 from .types import Policy
 
 __all__ = ["ProvenanceMiddleware"]
 
-#: The first protocol version without sessions (versions are dates, and sort as text).
-PER_REQUEST = "2026-07-28"
-
 
 class ProvenanceMiddleware(Middleware):
-    """Audits every request before it is served and echoes ``turnId`` on tool results.
+    """Audits every request before it is served and echoes ``turnId`` on its result.
 
     ``policy`` is how the record makes the envelope safe (keys included),
-    checked now; ``echo=False`` leaves results as the tools make them.
+    checked now; ``echo=False`` leaves results as the handlers make them.
 
     >>> ProvenanceMiddleware(audit=print, policy={"userIntent": "redact"}).echo
     True
@@ -45,33 +44,29 @@ class ProvenanceMiddleware(Middleware):
 
     @property
     def echo(self) -> bool:
-        """Whether tool results carry the request's ``turnId``."""
+        """Whether results carry the request's ``turnId``."""
         return self._auditor.echo
 
     async def on_request(self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]) -> Any:
-        await self._auditor.admit(_request(context), _session_id(context))
-        return await call_next(context)
+        # Every request passes here, whatever its method: so does every result the middleware can reach.
+        request = _request(context)
+        await self._auditor.admit(request, _session_id(context))
+        return self._auditor.echoed(request, await call_next(context))
 
     async def on_notification(self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]) -> Any:
         if await self._auditor.kept(_request(context), _session_id(context)):
             return await call_next(context)
         return None
 
-    async def on_call_tool(
-        self,
-        context: MiddlewareContext[mt.CallToolRequestParams],
-        call_next: CallNext[mt.CallToolRequestParams, ToolResult],
-    ) -> ToolResult:
-        result = await call_next(context)
-        if not self.echo:
-            return result
-        meta = self._auditor.echoed(_request(context), result.meta)
-        return result if meta is None else result.model_copy(update={"meta": meta})
+
+def _request_context(context: MiddlewareContext[Any]) -> Optional[FastMCPRequestContext]:
+    """FastMCP's context of the request being served, when there is one."""
+    return context.fastmcp_context.request_context if context.fastmcp_context is not None else None
 
 
 def _request(context: MiddlewareContext[Any]) -> Dict[str, Any]:
     """The request as it came: FastMCP keeps its `_meta` and id apart from the params it rebuilds."""
-    raw = context.fastmcp_context.request_context if context.fastmcp_context is not None else None
+    raw = _request_context(context)
     if raw is None:
         return request_of(context.method or "", None, None)
     # The SDK's own context holds the id as it came (FastMCP's is a `str`).
@@ -88,13 +83,7 @@ def _request(context: MiddlewareContext[Any]) -> Dict[str, Any]:
 
 
 def _session_id(context: MiddlewareContext[Any]) -> Optional[str]:
-    """The session's id, when there is one: from 2026-07-28 each request is a connection of its
-    own, for which FastMCP makes up an id that names no session, and none is recorded."""
-    server_context = context.fastmcp_context
-    raw = server_context.request_context if server_context is not None else None
-    if server_context is None or raw is None or raw.protocol_version >= PER_REQUEST:
-        return None
-    try:
-        return server_context.session_id
-    except RuntimeError:
-        return None
+    """The id of the session the server issued, when it issued one; never FastMCP's
+    ``Context.session_id``, which is the client's ``Mcp-Session-Id`` header on stateless HTTP."""
+    raw = _request_context(context)
+    return issued_session_id(raw.session if raw is not None else None)

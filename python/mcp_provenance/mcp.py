@@ -9,10 +9,11 @@ The middleware sees each message as it came over the wire, ``_meta`` whole,
 before the SDK validates it or a handler runs. Every request and notification
 is audited (its record handed to ``audit``, sync or async, with the message);
 a request whose audit fails is refused with a JSON-RPC error and never served
-(a notification, dropped); every result carries the request's ``turnId`` in
-its ``_meta``, and nothing else of the envelope (AI-11). ``mcp`` 2.x marks
-its server middleware provisional (its signature may change in a minor
-release); ``make test`` runs this one under the newest 2.x.
+(a notification, dropped), and the ``mcp_provenance`` logger says so; every
+result carries the request's ``turnId`` in its ``_meta``, and nothing else of
+the envelope (AI-11). ``mcp`` 2.x marks its server middleware provisional
+(its signature may change in a minor release); ``make test`` runs this one
+under the newest 2.x.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any, Optional
 
 from mcp.server.context import CallNext, HandlerResult, ServerMiddleware, ServerRequestContext
 
-from ._audit import Auditor, AuditSink, request_of
+from ._audit import Auditor, AuditSink, issued_session_id, request_of
 from .types import Policy
 
 __all__ = ["provenance_middleware"]
@@ -43,21 +44,11 @@ def provenance_middleware(
 
     async def middleware(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         request = request_of(ctx.method, ctx.request_id, ctx.params)
+        # The session the server issued, not the `Mcp-Session-Id` header the request carries.
+        session_id = issued_session_id(ctx.session)
         if ctx.request_id is None:
-            return await call_next(ctx) if await auditor.kept(request, _session_id(ctx)) else None
-        await auditor.admit(request, _session_id(ctx))
-        result = await call_next(ctx)
-        # A request's result comes back as the wire's dict; only that is echoed into.
-        if not auditor.echo or not isinstance(result, dict):
-            return result
-        meta = auditor.echoed(request, result.get("_meta"))
-        return result if meta is None else {**result, "_meta": meta}
+            return await call_next(ctx) if await auditor.kept(request, session_id) else None
+        await auditor.admit(request, session_id)
+        return auditor.echoed(request, await call_next(ctx))
 
     return middleware
-
-
-def _session_id(ctx: ServerRequestContext[Any, Any]) -> Optional[str]:
-    """The streamable HTTP session's id, when the request came over one."""
-    headers = getattr(ctx.request, "headers", None)
-    session = headers.get("mcp-session-id") if headers is not None else None
-    return session if isinstance(session, str) else None

@@ -15,7 +15,7 @@ package returns.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Literal, Mapping, TypedDict, Union, final
+from typing import Any, Dict, List, Literal, Mapping, Sequence, TypedDict, Union, final
 
 #: Who initiated a request, as the Host attests it (UI-7).
 Initiator = Literal["app", "model", "user", "host"]
@@ -126,7 +126,7 @@ class Policy(KeyOptions, total=False):
     correlationKeys: Dict[str, Literal["conversation", "turn", "request", "user", "organization"]]
 
 
-class FilterContext(TypedDict, total=False):
+class Witnessed(TypedDict, total=False):
     """What a server or gateway itself knows of a request: recorded as witnessed."""
 
     receivedAt: str
@@ -134,7 +134,17 @@ class FilterContext(TypedDict, total=False):
     sessionId: str
 
 
-class AuditContext(FilterContext, total=False):
+class FilterContext(Witnessed, total=False):
+    """A :class:`~mcp_provenance.Filter`'s context: what is witnessed, and the request's HTTP
+    headers (names in any case; a header sent twice as a list). Given, a body is refused with
+    415 unless they say UTF-8 JSON (one ``Content-Type: application/json``, no charset but
+    utf-8, no ``Content-Encoding``), so that the server reads the very text the filter checked
+    (WIRE-2). No other header is read."""
+
+    headers: Mapping[str, Union[str, Sequence[str]]]
+
+
+class AuditContext(Witnessed, total=False):
     """:func:`~mcp_provenance.audit_record`'s context; the default policy when none."""
 
     policy: Policy
@@ -173,7 +183,7 @@ class _RecordBase(TypedDict):
     method: str
     clientAsserted: ClientAsserted
     hostAttested: HostAttested
-    witnessed: FilterContext
+    witnessed: Witnessed
     diagnostics: List[Diagnostic]
     valid: bool
 

@@ -5,6 +5,7 @@ errors are exceptions with codes; the filter hands bodies back as they came."""
 from __future__ import annotations
 
 import copy
+import json
 import math
 import unittest
 from typing import Any, Dict
@@ -155,6 +156,22 @@ class Filter(unittest.TestCase):
         self.assertEqual(mp.Filter()('{"method":"ping","id":"\ud800"}')["reject"], '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"the body is not UTF-8","data":{"code":"parse-error"}}}')  # type: ignore[typeddict-item]
         with self.assertRaises(mp.ProvenanceTypeError):
             mp.Filter()(bytearray(b"{}"))  # type: ignore[call-overload]
+
+    def test_a_body_its_headers_would_have_a_server_decode_otherwise_is_refused(self) -> None:
+        # UTF-7 turns this string argument into `}}`: the server would read what the filter did not.
+        for headers, code in (
+            ({"content-type": "application/json; charset=utf-7"}, "unsupported-charset"),
+            ({"Content-Type": "application/json", "Content-Encoding": "gzip"}, "unsupported-encoding"),
+            ({"content-type": ["application/json", "text/plain"]}, "unsupported-media-type"),
+            ({}, "unsupported-media-type"),
+        ):
+            out = mp.Filter()(self.BODY, {"headers": headers})
+            assert "reject" in out
+            self.assertEqual(out["status"], 415)
+            self.assertEqual(json.loads(out["reject"])["error"]["data"]["code"], code)
+        out = mp.Filter()(self.BODY, {"headers": {"content-type": "application/json; charset=UTF-8"}})
+        assert "forward" in out
+        self.assertIs(out["forward"], self.BODY)
         with self.assertRaises(mp.ProvenanceValueError):
             mp.Filter({"maxBatch": 0})
 

@@ -1,19 +1,23 @@
 """The `mcp` SDK middleware, driven by the SDK's own client in memory, on
-both protocol generations (2026-07-28 per-request, and the handshake era)."""
+both protocol generations (2026-07-28 per-request, and the handshake era),
+and over Streamable HTTP (in memory too), where a client writes the
+headers and the ids."""
 
 from __future__ import annotations
 
+import logging
 import unittest
 from typing import Any, Dict, List
 
 from mcp import Client
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
+from starlette.applications import Starlette
 
 from mcp_provenance import AI_INVOCATION_KEY
 from mcp_provenance.mcp import provenance_middleware
 from mcp_provenance.types import AuditRecord
-from servers import ASSERTED, META, Store
+from servers import ASSERTED, META, OverHttp, Store
 
 
 def server(store: Store, ran: List[str]) -> MCPServer:
@@ -57,7 +61,7 @@ class McpMiddleware(unittest.IsolatedAsyncioTestCase):
         store, ran = Store(), []
         async with Client(server(store, ran)) as client:
             store.failing = True
-            with self.assertRaises(MCPError) as refused:
+            with self.assertRaises(MCPError) as refused, self.assertLogs("mcp_provenance", logging.ERROR):
                 await client.call_tool("open_orders", {"region": "EU"}, meta=META)
         self.assertEqual(refused.exception.error.code, -32603)
         self.assertEqual(refused.exception.error.data, {"code": "audit-failed"})
@@ -81,6 +85,11 @@ class McpMiddleware(unittest.IsolatedAsyncioTestCase):
         async with Client(made) as client:
             await client.call_tool("open_orders", {"region": "EU"}, meta=META)
         self.assertLess(order.index("audited tools/call"), order.index("served"))
+
+
+class McpOverHttp(OverHttp, unittest.IsolatedAsyncioTestCase):
+    def app(self, store: Store, stateless: bool) -> Starlette:
+        return server(store, []).streamable_http_app(stateless_http=stateless, json_response=True)
 
 
 if __name__ == "__main__":
