@@ -34,7 +34,7 @@ test("a valid body goes on byte for byte: big integers, 1e400, 1.10, escapes, sp
 });
 
 test("a repair rewrites the envelope alone: every byte before and after it stays", () => {
-  const head = `{"id": 1e2, "method": "tools/call", "params": {"arguments": {"big": 12345678901234567890}, "_meta": {"${KEY}": `;
+  const head = `{"id": 100, "method": "tools/call", "params": {"arguments": {"big": 12345678901234567890}, "_meta": {"${KEY}": `;
   const tail = `, "x": [1.10]}}}`;
   const out = createFilter()(`${head}{ "turnId": 7, "model": {"name": "m"} }${tail}`);
   assert.equal(out.forward, `${head}{"model": {"name": "m"}}${tail}`);

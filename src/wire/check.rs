@@ -4,8 +4,9 @@
 //! so their outputs agree by construction.
 
 use std::borrow::Cow;
+use std::fmt::Write as _;
 
-use super::{Filter, FilterContext, Verdict};
+use super::{Filter, FilterContext, Verdict, Wants};
 use crate::diagnostics::{Code, Diagnostic, Rule, Severity};
 
 /// The longest line `check` reads by default: 4 MiB, the largest message
@@ -367,7 +368,12 @@ impl Check {
                 return None;
             }
         };
-        let outcome = self.filter.judge(message, &FilterContext::default(), false);
+        let wants = if self.sanitize {
+            Wants::FindingsAndText
+        } else {
+            Wants::Findings
+        };
+        let outcome = self.filter.judge(message, &FilterContext::default(), wants);
         match &outcome.refusal {
             Some(refusal) if refusal.code == Code::ParseError => {
                 self.unparseable(number, counts, out)
@@ -422,19 +428,19 @@ impl Check {
     fn print(&self, number: u64, index: Option<usize>, found: &[Diagnostic], out: &mut String) {
         let at = index.map(|index| format!("[{index}]")).unwrap_or_default();
         for d in found {
+            // Written in place: writing to a `String` cannot fail.
             if self.json {
-                out.push_str(&format!(
-                    "{{\"line\":{number},\"valid\":false,\"diagnostics\":"
-                ));
+                let _ = write!(out, "{{\"line\":{number},\"valid\":false,\"diagnostics\":");
                 super::line::diagnostics(std::slice::from_ref(d), out);
                 out.push_str("}\n");
                 continue;
             }
             let path = if d.path.is_empty() { "/" } else { &d.path };
-            out.push_str(&format!(
-                "line {number}{at}: {} {} {} {path} {}\n",
+            let _ = writeln!(
+                out,
+                "line {number}{at}: {} {} {} {path} {}",
                 d.severity, d.rule, d.code, d.message
-            ));
+            );
         }
     }
 
@@ -508,8 +514,15 @@ mod tests {
         ];
         for body in bodies {
             let context = FilterContext::default();
-            let recorded = filter.judge(body, &context, true);
-            let checked = filter.judge(body, &context, false);
+            let recorded = filter.judge(body, &context, Wants::Everything);
+            let checked = filter.judge(body, &context, Wants::FindingsAndText);
+            let found = filter.judge(body, &context, Wants::Findings);
+            for (checked, found) in checked.messages.iter().zip(&found.messages) {
+                assert_eq!(
+                    (checked.valid, &checked.diagnostics),
+                    (found.valid, &found.diagnostics)
+                );
+            }
             assert_eq!(recorded.messages.len(), checked.messages.len());
             for (with, without) in recorded.messages.iter().zip(&checked.messages) {
                 let found = with

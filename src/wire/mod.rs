@@ -183,16 +183,15 @@ impl Filter {
     /// # Ok::<(), mcp_provenance::Error>(())
     /// ```
     pub fn filter<'b>(&self, body: &'b [u8], context: &FilterContext) -> Outcome<'b> {
-        self.judge(body, context, true)
+        self.judge(body, context, Wants::Everything)
     }
 
-    /// [`Filter::filter`], making each request's audit record when
-    /// `records` (`check` needs only the findings, which are the same).
+    /// [`Filter::filter`], doing only what `wants` asks for.
     pub(crate) fn judge<'b>(
         &self,
         body: &'b [u8],
         context: &FilterContext,
-        records: bool,
+        wants: Wants,
     ) -> Outcome<'b> {
         if let Some(Err(unread)) = context.headers.as_deref().map(headers::check) {
             return Outcome::refuse(Refusal::Headers(unread));
@@ -209,7 +208,7 @@ impl Filter {
                 // Each record's policy is its pair's, set where it is made.
                 policy: None,
             },
-            records,
+            wants,
         };
         match pass.parser.body(text, self.options.max_batch as usize) {
             Err(_) => Outcome::refuse(Refusal::NotJson),
@@ -291,7 +290,7 @@ impl Filter {
                 MessageKind::Request | MessageKind::Notification => {
                     self.request(pass, doc, root, &views, &mut looked)
                 }
-                MessageKind::Response => self.response(doc, root, &views, &mut looked),
+                MessageKind::Response => self.response(pass, doc, root, &views, &mut looked),
                 MessageKind::Malformed => {
                     let mut found =
                         validate::check(view, None, &KeyOptions::default(), &[]).diagnostics;
@@ -301,7 +300,7 @@ impl Filter {
                             Code::InvalidRequest,
                             Rule::Wire2,
                             "/id".to_owned(),
-                            "`id` must be a string or a number",
+                            "`id` must be a string or an integer (no fraction, no exponent)",
                         ));
                     }
                     looked.seen.diagnostics = found;
@@ -372,7 +371,7 @@ impl Filter {
             }
             None => looked.text = self.record(pass, doc, root, views, looked)?,
         }
-        if self.redacting() {
+        if self.redacting() && pass.wants != Wants::Findings {
             let text = looked.text.as_deref().unwrap_or_else(|| doc.at(root.value));
             if let Some((trimmed, changes)) = self.trim_answers(&pass.parser, text)? {
                 looked.text = Some(trimmed);
@@ -409,9 +408,11 @@ impl Filter {
             }
         }
         let mut patch = Patch::new(doc, root);
-        let envelopes = pairs
-            .clone()
-            .filter(|(pair, view)| pair.keys.ui_key.is_none() && view.envelope.value.is_present());
+        let envelopes = pairs.clone().filter(|(pair, view)| {
+            pass.wants != Wants::Findings
+                && pair.keys.ui_key.is_none()
+                && view.envelope.value.is_present()
+        });
         for (pair, view) in envelopes {
             if self.options.policy.is_none() && !has_error(view, &pair.keys) {
                 continue;
@@ -433,7 +434,7 @@ impl Filter {
         let ui = first(&|view| view.get(Place::Ui).is_present()).unwrap_or(primary);
         let report = Report::from(diagnostics);
         looked.seen.valid = report.valid;
-        if !pass.records {
+        if pass.wants != Wants::Everything {
             looked.seen.diagnostics = report.diagnostics;
             return Ok(patch.text());
         }
@@ -467,6 +468,7 @@ impl Filter {
     /// cut down to `turnId` (AI-11).
     fn response(
         &self,
+        pass: &Pass,
         doc: &Doc,
         root: Entry,
         views: &[Message],
@@ -476,7 +478,7 @@ impl Filter {
         let report = validate::check(view, None, &KeyOptions::default(), &[]);
         looked.seen.valid = report.valid;
         looked.seen.diagnostics = report.diagnostics;
-        if !self.redacting() {
+        if !self.redacting() || pass.wants == Wants::Findings {
             return Ok(());
         }
         let mut patch = Patch::new(doc, root);
@@ -493,13 +495,28 @@ impl Filter {
     }
 }
 
+/// What a call of the filter is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Wants {
+    /// A gateway's: each request's audit record, and the text each message
+    /// goes on as.
+    Everything,
+    /// `check --sanitize`'s: the findings (the same as the records'), and
+    /// the text each message goes on as.
+    FindingsAndText,
+    /// `check`'s: the findings alone. Nothing is sanitized, so an
+    /// outcome's changes are empty and what it forwards is the body as it
+    /// came: neither is to be read.
+    Findings,
+}
+
 /// What one call of the filter reads a body with.
 struct Pass<'k> {
     parser: Parser<'k>,
     /// What each record is made in (its policy set where it is made).
     context: AuditContext,
-    /// Whether requests' audit records are made.
-    records: bool,
+    /// What the call is for.
+    wants: Wants,
 }
 
 /// The account of a message that could not even be looked at.
@@ -531,7 +548,15 @@ fn has_error(view: &Message, keys: &KeyOptions) -> bool {
 /// What kind of JSON-RPC message a view is.
 fn kind_of(view: &Message) -> MessageKind {
     let id = view.get(Place::Id);
-    let id_ok = matches!(id, Slot::String(_) | Slot::Number(_));
+    // A number with a fraction or an exponent (1.5, 1.0, 1e2) is an id
+    // servers read differently: a float, an integer, or no id at all (the
+    // Python SDK takes such a request for a notification).
+    let integer = |text: &str| !text.contains(['.', 'e', 'E']);
+    let id_ok = match id {
+        Slot::String(_) => true,
+        Slot::Number(crate::json::Number::Wire(text)) => integer(text),
+        _ => false,
+    };
     if !view.get(Place::Root).is_object() {
         return MessageKind::Malformed;
     }

@@ -235,15 +235,17 @@ impl<'b> Outcome<'b> {
     }
 
     /// One JSON line per message, for a log: its account, with the message
-    /// as it goes on (`"message"`, its text as forwarded) when it does.
+    /// as it goes on (`"message"`, its text as forwarded, put on one line)
+    /// when it does. A line is one line whatever the body held: no line
+    /// break, control, bidi or invisible character stands in it raw.
     ///
     /// # Examples
     ///
     /// ```
     /// use mcp_provenance::{Filter, FilterContext, FilterOptions};
     ///
-    /// let outcome = Filter::new(FilterOptions::default())?.filter(br#"{"id":1e2,"method":"ping"}"#, &FilterContext::default());
-    /// assert_eq!(outcome.lines(), [r#"{"message":{"id":1e2,"method":"ping"},"kind":"request","id":100.0,"valid":true,"record":{"method":"ping","requestId":100.0,"clientAsserted":{},"hostAttested":{},"witnessed":{},"diagnostics":[],"valid":true},"changes":[]}"#]);
+    /// let outcome = Filter::new(FilterOptions::default())?.filter(b"{\"id\":100,\n\"method\":\"ping\"}", &FilterContext::default());
+    /// assert_eq!(outcome.lines(), [r#"{"message":{"id":100,"method":"ping"},"kind":"request","id":100,"valid":true,"record":{"method":"ping","requestId":100,"clientAsserted":{},"hostAttested":{},"witnessed":{},"diagnostics":[],"valid":true},"changes":[]}"#]);
     /// # Ok::<(), mcp_provenance::Error>(())
     /// ```
     pub fn lines(&self) -> Vec<String> {
