@@ -126,7 +126,8 @@ describe("the gateway, redacting intents and keeping unknown fields", () => {
     // The filter's answer joins the upstream's, which keeps its headers: the session goes on.
     assert.equal(session, "upstream-session");
     const answers = JSON.parse(body);
-    assert.deepEqual(answers.map((a) => [a.id, "result" in a ? "result" : a.error.data.code]), [[1, "result"], [3, "result"], [2, "too-deep"]]);
+    // The filter's first: the upstream's answer streams on after them.
+    assert.deepEqual(answers.map((a) => [a.id, "result" in a ? "result" : a.error.data.code]), [[2, "too-deep"], [1, "result"], [3, "result"]]);
     const reached = JSON.parse(upstream.bodies.at(-1));
     assert.deepEqual(reached.map((m) => m.id), [1, 3]);
     assert.deepEqual(reached[0].params._meta[KEY].userIntent, { redacted: true });

@@ -5,6 +5,7 @@
 // it comes, its status and headers at once; and a stream the server holds
 // open, waiting on the client, is not cut by the upstream's timeout.
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, request } from "node:http";
 import { tmpdir } from "node:os";
@@ -151,6 +152,51 @@ describe("the gateway, guarding against DNS rebinding", () => {
   });
 });
 
+describe("the gateway, forwarding only bodies a server reads as the filter did (issue 30, 1)", () => {
+  let upstream;
+  let gateway;
+  const logFile = join(dir, "charset.jsonl");
+
+  before(async () => {
+    upstream = await capturingUpstream();
+    writeFileSync(logFile, "");
+    gateway = await start(gatewayScript, ["--upstream", upstream.url, "--log", logFile, "--redact-intent"]);
+  });
+  after(async () => {
+    await stop(gateway.child);
+    upstream.close();
+  });
+
+  // As UTF-8 one harmless string argument; as UTF-7 (which express.json() decodes)
+  // `params._meta.userIntent`, the bare intent a redacting gateway refuses (WIRE-6).
+  const smuggled = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"q","arguments":{"s":"'
+    + '+ACIAfQ-,+ACIAXw-meta+ACI-:+AHsAIg-userIntent+ACI-:+ACI-secret+ACI-,+ACI-x+ACI-:+ACI-"}}}';
+
+  for (const [headers, code] of [
+    [{ "content-type": "application/json; charset=utf-7" }, "unsupported-charset"],
+    [{ "content-type": "application/json", "content-encoding": "gzip" }, "unsupported-encoding"],
+    [{ "content-type": "text/plain" }, "unsupported-media-type"],
+  ]) {
+    test(`${JSON.stringify(headers)} is refused with 415 and nothing reaches the upstream`, async () => {
+      const reached = upstream.requests.length;
+      const seen = ended(logFile);
+      const { status, body } = await send(gateway.url, "POST", smuggled, headers);
+      assert.equal(status, 415);
+      assert.equal(JSON.parse(body).error.data.code, code);
+      assert.equal(upstream.requests.length, reached, "nothing reached the upstream");
+      assert.deepEqual((await exchangeAfter(logFile, seen)).at(-1).refused, code);
+    });
+  }
+
+  test("UTF-8 JSON, however its headers spell it, goes on byte for byte", async () => {
+    const reached = upstream.requests.length;
+    const { status } = await send(gateway.url, "POST", smuggled, { "content-type": "Application/JSON; Charset=\"UTF-8\"" });
+    assert.equal(status, 200);
+    assert.equal(upstream.requests.length, reached + 1);
+    assert.equal(upstream.requests.at(-1).body, smuggled);
+  });
+});
+
 describe("the gateway, with allow-lists of its own", () => {
   test("--allowed-hosts and --allowed-origins replace loopback; an entry with a port allows that port only", async () => {
     const upstream = await capturingUpstream();
@@ -267,5 +313,188 @@ describe("the gateway, relaying SSE answers", () => {
     };
     await send(gateway.url, "POST", ping(4)).catch(() => {});
     assert.equal(await outcomeAfter(logFile, seen), "upstream-idle");
+  });
+});
+
+/** The gateway's peak resident memory so far, in KiB, as the kernel counts it. */
+const peakKib = (child) => Number(/^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))[1]);
+
+/** A request the filter refuses (it nests deeper than the gateway reads, WIRE-4), with `id`. */
+const tooDeep = (id) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"arguments":${"[".repeat(200)}${"]".repeat(200)}}}`;
+
+/** Writes the pieces of `pieces` (an iterator) to `res` as fast as it takes them, then ends it. */
+function pour(res, pieces) {
+  for (let piece = pieces.next(); !piece.done; piece = pieces.next()) {
+    if (!res.write(piece.value)) return res.once("drain", () => pour(res, pieces));
+  }
+  res.end();
+}
+
+describe("the gateway, joining its replies to an answer as it streams (issue 30, 10)", () => {
+  let gateway;
+  const logFile = join(dir, "joined.jsonl");
+  /** What the upstream does with the next request. */
+  let next;
+  const upstream = createServer(async (req, res) => {
+    await readBody(req);
+    next(req, res);
+  });
+  /** A batch of a request that goes on (id 1) and one the filter refuses (id 2). */
+  const batch = `[{"jsonrpc":"2.0","id":1,"method":"ping"},${tooDeep(2)}]`;
+  /** The filter's reply to request 2, parsed. */
+  const refusal = { jsonrpc: "2.0", id: 2, error: { code: -32600, message: "the message nests deeper than the gateway reads", data: { code: "too-deep" } } };
+
+  before(async () => {
+    await new Promise((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+    writeFileSync(logFile, "");
+    gateway = await start(gatewayScript, ["--upstream", `http://127.0.0.1:${upstream.address().port}/mcp`, "--log", logFile]);
+  });
+  after(async () => {
+    await stop(gateway.child);
+    upstream.close();
+  });
+
+  test("the upstream's answer, in any form, is joined by the filter's reply as valid JSON", async () => {
+    const result = '{"jsonrpc":"2.0","id":1,"result":{}}';
+    const failed = { jsonrpc: "2.0", id: 1, error: { code: -32603, message: "the upstream server did not answer" } };
+    const cases = [
+      // The upstream's answer, in the pieces it writes it in; what the client gets, by id; the exchange's outcome.
+      { pieces: ["  \n", "[", " \r\n", `${result} `, "]\n"], answers: [JSON.parse(result), refusal], outcome: "answered" },
+      { pieces: [`[${result},`, `${result.replace('"id":1', '"id":3')}]`], answers: [JSON.parse(result), refusal, { ...JSON.parse(result), id: 3 }], outcome: "answered" },
+      { pieces: [" ", result], answers: [JSON.parse(result), refusal], outcome: "answered" },
+      { pieces: ["[", "  ]"], answers: [refusal], outcome: "answered" },
+      { pieces: [], status: 202, answers: [refusal], outcome: "answered" },
+      { pieces: ["<html>busy</html>"], status: 503, answers: [failed, refusal], outcome: "upstream-not-json" },
+    ];
+    for (const { pieces, status = 200, answers, outcome } of cases) {
+      const seen = ended(logFile);
+      next = (req, res) => {
+        res.writeHead(status, { "content-type": "application/json", "mcp-session-id": "s-1" });
+        pour(res, pieces.values());
+      };
+      const response = await send(gateway.url, "POST", batch);
+      assert.equal(response.status, 200, response.body);
+      assert.equal(response.headers["mcp-session-id"], "s-1");
+      assert.deepEqual(JSON.parse(response.body).sort((a, b) => a.id - b.id), answers, response.body);
+      assert.equal(await outcomeAfter(logFile, seen), outcome);
+    }
+  });
+
+  test("an event-stream answer gets the reply as an event of its own", async () => {
+    const event = `event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n`;
+    next = (req, res) => res.writeHead(200, { "content-type": "text/event-stream" }).end(event);
+    const { body } = await send(gateway.url, "POST", batch);
+    const events = body.split("\n\n").filter(Boolean).map((text) => JSON.parse(text.replace("event: message\ndata: ", "")));
+    assert.deepEqual(events, [refusal, { jsonrpc: "2.0", id: 1, result: {} }]);
+  });
+
+  test("a 200 MB answer streams through, joined by the reply: the gateway's memory grows by far less than the answer", async (t) => {
+    const MB = Buffer.alloc(1 << 20, "x");
+    const head = '[{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"';
+    /** An answer of `mb` MiB and a little, a piece at a time, made as it goes: never whole in memory. */
+    function* answer(mb) {
+      yield head;
+      for (let i = 0; i < mb; i++) yield MB;
+      yield '"}]}}]';
+    }
+    let size = 200;
+    next = (req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      pour(res, answer(size));
+    };
+    // Warmed up on a 50 MB answer, so that what is measured grows with the answer, not with the heap's first sizing.
+    size = 50;
+    await send(gateway.url, "POST", batch);
+    size = 200;
+    const before = peakKib(gateway.child);
+    const received = await new Promise((resolve, reject) => {
+      const req = request(gateway.url, { method: "POST", headers: { "content-type": "application/json", accept: ACCEPT } }, (res) => {
+        const hash = createHash("sha256");
+        let start = Buffer.alloc(0);
+        let size = 0;
+        res.on("data", (chunk) => {
+          hash.update(chunk);
+          size += chunk.length;
+          if (start.length < 4096) start = Buffer.concat([start, chunk]).subarray(0, 4096);
+        }).on("end", () => resolve({ hash: hash.digest("hex"), size, start: start.toString("utf8") }));
+      });
+      req.on("error", reject);
+      req.end(batch);
+    });
+    const grew = peakKib(gateway.child) - before;
+    t.diagnostic(`the gateway's peak grew by ${grew} KiB for a 200 MB answer`);
+    assert.ok(grew < 40 * 1024, `the gateway's peak grew by ${grew} KiB for a 200 MB answer: a fifth of it at most`);
+    // The client got the filter's reply, then the upstream's array's items byte for byte: valid JSON.
+    const reply = received.start.slice(1, received.start.indexOf(`,${head.slice(1)}`));
+    assert.deepEqual(JSON.parse(reply), refusal);
+    const expected = createHash("sha256").update(`[${reply},`);
+    let bytes = 1 + reply.length + 1;
+    for (const piece of answer(200)) {
+      const part = piece === head ? head.slice(1) : piece; // the upstream's `[` is the client's
+      expected.update(part);
+      bytes += part.length;
+    }
+    assert.equal(received.size, bytes);
+    assert.equal(received.hash, expected.digest("hex"));
+  });
+});
+
+describe("the gateway, witnessing only the sessions its upstream issued (issue 30, 6)", () => {
+  let gateway;
+  const logFile = join(dir, "sessions.jsonl");
+  const ISSUED = "session-the-upstream-issued";
+  /** The session header of each request the upstream got. */
+  const reached = [];
+  /** An upstream that issues ISSUED at initialize, and answers an unknown session 404, as the SDK's does. */
+  const upstream = createServer(async (req, res) => {
+    const body = await readBody(req);
+    const session = req.headers["mcp-session-id"];
+    reached.push(session);
+    const { id, method } = body ? JSON.parse(body) : {};
+    if (method === "initialize") return res.writeHead(200, { "content-type": "application/json", "mcp-session-id": ISSUED }).end(JSON.stringify({ jsonrpc: "2.0", id, result: {} }));
+    if (session !== ISSUED) return res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found" } }));
+    res.writeHead(200, { "content-type": "application/json", "mcp-session-id": ISSUED }).end(req.method === "DELETE" ? undefined : JSON.stringify({ jsonrpc: "2.0", id, result: {} }));
+  });
+
+  before(async () => {
+    await new Promise((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+    writeFileSync(logFile, "");
+    gateway = await start(gatewayScript, ["--upstream", `http://127.0.0.1:${upstream.address().port}/mcp`, "--log", logFile]);
+  });
+  after(async () => {
+    await stop(gateway.child);
+    upstream.close();
+  });
+
+  /** Sends `message` with the session header `session` (none when undefined); the lines its exchange logged: the message's, and the outcome's. */
+  async function sent(message, session, method = "POST") {
+    const seen = ended(logFile);
+    await send(gateway.url, method, message && JSON.stringify(message), session === undefined ? {} : { "mcp-session-id": session });
+    const lines = await exchangeAfter(logFile, seen);
+    return { message: lines.find((line) => "record" in line), outcome: lines.at(-1) };
+  }
+  const call = (id) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "q" } });
+
+  test("a session id the client chose is forwarded, but not recorded as witnessed; the one the upstream issued is", async () => {
+    const initialize = await sent({ jsonrpc: "2.0", id: 0, method: "initialize", params: {} });
+    assert.equal(initialize.message.record.witnessed.sessionId, undefined, "logged before the upstream named it");
+    assert.equal(initialize.outcome.session, ISSUED, "the exchange's last line has the session the upstream issued");
+
+    const chosen = await sent(call(1), "a-session-the-client-made-up");
+    assert.equal(reached.at(-1), "a-session-the-client-made-up", "still forwarded: the upstream decides");
+    assert.equal(chosen.message.record.witnessed.sessionId, undefined);
+    assert.equal(chosen.message.session, null);
+    assert.equal(chosen.outcome.session, null);
+
+    const issued = await sent(call(2), ISSUED);
+    assert.equal(issued.message.record.witnessed.sessionId, ISSUED);
+    assert.equal(issued.message.session, ISSUED);
+  });
+
+  test("a session the upstream ended (a DELETE it accepted) is witnessed no more", async () => {
+    await sent(undefined, ISSUED, "DELETE");
+    const after = await sent(call(3), ISSUED);
+    assert.equal(after.message.record.witnessed.sessionId, undefined);
+    assert.equal(after.message.session, null);
   });
 });

@@ -5,7 +5,7 @@
 // and every message is accounted for; and nothing hostile makes it throw.
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
-import { test } from "node:test";
+import { describe, test } from "node:test";
 
 import { readFileSync } from "node:fs";
 
@@ -159,4 +159,52 @@ test("a filter made again with the same options is the same filter: the module h
 test("each message's id as it came, for the gateway's own answers: a 20-digit id stays exact", () => {
   const out = createFilter()('[{"jsonrpc":"2.0","id":12345678901234567890,"method":"ping"}, {"id":"r\\u0031","method":"ping"}, {"method":"notifications/x"}, {"id":1,"id":2,"method":"m"}]');
   assert.deepEqual(out.ids, ["12345678901234567890", '"r\\u0031"', undefined, undefined]);
+});
+
+describe("options are read once: the filter made is the filter its key names (issue 30, 11)", () => {
+  const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { _meta: { [KEY]: { userIntent: { text: "secret" } } } } });
+  /** Whether a filter made now with `options`, plain, redacts the intent of `body`. */
+  const redacts = (options) => !createFilter(options)(body).forward.includes("secret");
+
+  test("a getter answering a policy on its first read and none after: no policy-less filter under the policy's key", () => {
+    // maxBatch makes these options of this test alone, so that no filter is made under their key before.
+    let reads = 0;
+    const flipping = { maxBatch: 301, get policy() { return reads++ === 0 ? { userIntent: "redact" } : undefined; } };
+    assert.ok(!createFilter(flipping)(body).forward.includes("secret"), "made from its first reading");
+    assert.equal(reads, 1, "read once");
+    assert.ok(redacts({ maxBatch: 301, policy: { userIntent: "redact" } }), "a plain call with those options redacts");
+    // And the other way about: a policy-less reading does not take the redacting filter.
+    reads = 0;
+    const late = { maxBatch: 302, get policy() { return reads++ === 0 ? undefined : { userIntent: "redact" }; } };
+    assert.ok(createFilter(late)(body).forward.includes("secret"));
+    assert.ok(redacts({ maxBatch: 302, policy: { userIntent: "redact" } }));
+  });
+
+  test("a Proxy whose answers change from read to read is read once, and files nothing under another key", () => {
+    let reads = 0;
+    const policy = { userIntent: "redact" };
+    const proxy = new Proxy({ maxBatch: 303, policy }, {
+      get(target, name) {
+        if (name !== "policy") return Reflect.get(target, name);
+        reads += 1;
+        return reads === 1 ? policy : undefined;
+      },
+    });
+    assert.ok(!createFilter(proxy)(body).forward.includes("secret"));
+    assert.equal(reads, 1);
+    assert.ok(redacts({ maxBatch: 303, policy: { userIntent: "redact" } }));
+    assert.ok(!redacts({ maxBatch: 303 }), "and the plain options without the policy have their own filter");
+  });
+
+  test("options that are not JSON are not cached: each call is refused, whatever a filter made before with their JSON", () => {
+    createFilter({ maxBatch: 304 });
+    for (const options of [{ maxBatch: 304, liftLegacy: () => true }, { maxBatch: 304, policy: { userIntent: "redact", maxIntentBytes: 10n } }]) {
+      for (let round = 0; round < 2; round++) {
+        assert.throws(() => createFilter(options), (error) => (error instanceof TypeError || error instanceof RangeError) && typeof error.code === "string");
+      }
+    }
+    // A member that is undefined is absent, to the key as to the core.
+    assert.ok(redacts({ maxBatch: 305, policy: { userIntent: "redact" }, liftLegacy: undefined }));
+    assert.ok(redacts({ maxBatch: 305, policy: { userIntent: "redact" } }));
+  });
 });

@@ -113,6 +113,21 @@ for (const [name, value] of Object.entries(hostile)) {
   });
 }
 
+test("every hostile value as createFilter's options, or inside them: a filter or a coded error, read once", async () => {
+  const { createFilter } = await import("../pkg/dist/gateway.mjs");
+  for (const [name, value] of Object.entries(hostile)) {
+    for (const options of [value, { policy: value }, { maxBatch: 10, invocationKeys: value }]) {
+      try {
+        assert.equal(typeof createFilter(options), "function");
+      } catch (error) {
+        assert.ok(error instanceof TypeError || error instanceof RangeError, `${name}: ${error}`);
+        assert.equal(typeof error.code, "string");
+        assert.ok(!/boom|keys/.test(error.message));
+      }
+    }
+  }
+});
+
 test("100,000 unknown fields: 64 warnings and a summary, the same as 70 fields would give but for the count", () => {
   const report = api.validate(hostile["100,000 unknown fields"]);
   assert.equal(report.diagnostics.length, 65);

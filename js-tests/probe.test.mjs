@@ -6,12 +6,14 @@
 // printing nothing a terminal would obey. Each run's peak memory is measured;
 // a hang would fail by the runner's timeout, never by a timed assertion.
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
 import { rmSync } from "node:fs";
+import { createServer as createHttpServer } from "node:http";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 
-import { start, stop } from "../examples/prototype/http.mjs";
+import { readBody, start, stop } from "../examples/prototype/http.mjs";
 import { table } from "../pkg/dist/table.mjs";
 import { OPTIONS, PROBE_USAGE } from "../pkg/dist/lib/cli/probe.mjs";
 import { linkScope, measured, root, userProject } from "./user.mjs";
@@ -163,7 +165,7 @@ describe("a hostile server", { timeout: 120_000 }, () => {
   after(() => stop(hostile.child));
 
   test("its escapes, in a tool name and an error message, are printed as visible escapes, and kept valid in JSON", () => {
-    const text = probe("--url", hostile.url, "--timeout", "2000");
+    const text = probe("--url", hostile.url, "--tool", ESCAPES, "--timeout", "2000");
     assert.equal(text.code, 1);
     assert.doesNotMatch(text.out, RAW);
     assert.ok(text.out.includes("with tool esc\\u{1b}[2J\\u{1b}[H12 passed, 0 failed\\u{9b}31m\\u{202e}\n"), text.out);
@@ -171,7 +173,7 @@ describe("a hostile server", { timeout: 120_000 }, () => {
     assert.deepEqual(row(text.out, "AI-1-absent"), { level: "MUST", status: "FAILURE" });
     assert.match(text.out, /\n1 passed, 1 failed, 0 warnings, 0 info, 11 skipped\n$/);
 
-    const json = probe("--url", hostile.url, "--timeout", "2000", "--format", "json");
+    const json = probe("--url", hostile.url, "--tool", ESCAPES, "--timeout", "2000", "--format", "json");
     assert.doesNotMatch(json.out, RAW);
     const document = JSON.parse(json.out);
     assert.equal(document.tool, ESCAPES);
@@ -282,5 +284,89 @@ describe("connecting", () => {
     } finally {
       await stop(hostile.child);
     }
+  });
+});
+
+/**
+ * `mcp-provenance probe ...args` from the packed package, run while this
+ * process goes on (serving a server of the test's own): exit code, output.
+ */
+function probeAside(...args) {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [bin, "probe", ...args], { cwd: project, maxBuffer: 2 ** 26 }, (error, out, err) => resolve({ code: error?.code ?? 0, out, err }));
+  });
+}
+
+/**
+ * An MCP server of the test's own, in plain node:http, that lists `tools`,
+ * serves a call of any it lists (and refuses any other name), and counts
+ * every tools/call it gets, by name: `calls`.
+ */
+async function countingServer(tools) {
+  const calls = [];
+  const http = createHttpServer(async (req, res) => {
+    if (req.method !== "POST") return res.writeHead(405).end();
+    const { id, method, params } = JSON.parse(await readBody(req));
+    if (id === undefined) return res.writeHead(202).end();
+    if (method === "tools/call") calls.push(params.name);
+    const known = tools.some((tool) => tool.name === params?.name);
+    const answer = {
+      initialize: { result: { protocolVersion: params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "counting", version: "1.0.0" } } },
+      "tools/list": { result: { tools } },
+      "tools/call": known ? { result: { content: [{ type: "text", text: "done" }] } } : { error: { code: -32602, message: "no such tool" } },
+    }[method] ?? { error: { code: -32601, message: "no such method" } };
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id, ...answer }));
+  });
+  await new Promise((resolve) => http.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${http.address().port}/mcp`, calls, close: () => http.close() };
+}
+
+describe("the tools it calls: the one named, or one annotated read-only, never another (issue 30, 13)", () => {
+  const schema = { type: "object" };
+  const destructive = { name: "delete_all_rows", inputSchema: schema, annotations: { destructiveHint: true, readOnlyHint: false } };
+  const unannotated = { name: "send_invoice", inputSchema: schema };
+  const readOnly = (name) => ({ name, inputSchema: schema, annotations: { readOnlyHint: true } });
+  let server;
+  after(() => server?.close());
+
+  test("a server with a destructive tool and none read-only gets no tools/call: the checks are skipped, and the probe says why", async () => {
+    server = await countingServer([destructive, unannotated]);
+    const { code, out } = await probeAside("--url", server.url);
+    assert.deepEqual(server.calls, []);
+    assert.equal(code, 0, "no failure of the server's");
+    assert.ok(out.startsWith(`probing ${server.url} without calling a tool: no tool was named with --tool and none is annotated readOnlyHint: true, so the checks that need a call are skipped\n`), out);
+    assert.match(out, /\nAI-1-absent, .*UI-7-unknown-value: not run: no tool was named with --tool, and the server annotates none readOnlyHint: true/);
+    assert.match(out, /\n0 passed, 0 failed, 0 warnings, 0 info, 13 skipped\n$/);
+    const document = JSON.parse((await probeAside("--url", server.url, "--format", "json")).out);
+    assert.equal(document.tool, null);
+    assert.deepEqual(server.calls, []);
+    server.close();
+  });
+
+  test("with --tool, that tool alone of those the server lists is called", async () => {
+    server = await countingServer([destructive, unannotated, readOnly("list_rows")]);
+    const { code, out } = await probeAside("--url", server.url, "--tool", "send_invoice");
+    assert.equal(code, 0, out);
+    const listed = server.calls.filter((name) => name !== "probe-no-such-tool-7d1f");
+    assert.ok(listed.length >= 10, `called ${listed.length} times`);
+    assert.deepEqual(new Set(listed), new Set(["send_invoice"]));
+    server.close();
+  });
+
+  test("without --tool, the first tool annotated readOnlyHint: true alone is called", async () => {
+    server = await countingServer([destructive, unannotated, readOnly("list_rows"), readOnly("count_rows")]);
+    const { code, out } = await probeAside("--url", server.url);
+    assert.equal(code, 0, out);
+    assert.ok(out.startsWith(`probing ${server.url} with tool list_rows\n`), out);
+    const listed = server.calls.filter((name) => name !== "probe-no-such-tool-7d1f");
+    assert.ok(listed.length >= 10, `called ${listed.length} times`);
+    assert.deepEqual(new Set(listed), new Set(["list_rows"]));
+    server.close();
+  });
+
+  test("the help says which tool it calls, and that it calls no other", () => {
+    assert.match(PROBE_USAGE, /default: the first tool the\s+server annotates readOnlyHint: true/);
+    assert.match(PROBE_USAGE, /no other tool of the server/);
+    assert.match(PROBE_USAGE, /the checks\s+that need a call are skipped/);
   });
 });

@@ -5,7 +5,10 @@
 // instead of dropping them. It lifts legacy user_query / invocation_reason
 // arguments into the envelope (AI-17) and writes one JSON line per message
 // as it forwards it; the last line of each HTTP exchange has its `outcome`
-// (with timings, or why the exchange was refused).
+// (with timings, or why the exchange was refused). A request's session is
+// recorded as witnessed only when the upstream issued it (AI-10): the
+// gateway remembers the Mcp-Session-Id of the upstream's answers, and a
+// client's header naming any other goes on, but is the client's word alone.
 //
 // It fails closed, message by message: what it cannot process (a body that
 // is not JSON, a message the library refuses) is never forwarded as it
@@ -26,7 +29,10 @@
 // Every wait is bounded, except one the client chooses: a body past
 // --max-body-bytes is answered 413 unread; the upstream has
 // --upstream-timeout-ms (10 s) to send its answer's headers, and as long
-// again between two pieces of a JSON answer. An SSE answer (a POST's or a
+// again between two pieces of a JSON answer. No answer is held whole: the
+// filter's own replies to the refused requests of a batch join the
+// upstream's JSON answer as it streams through, or come as events of its
+// event stream. An SSE answer (a POST's or a
 // GET's) reaches the client as it comes, its status and headers at once, and
 // lasts as long as the client holds it: the server may be waiting on the
 // client, e.g. an elicitation on a person. --stream-idle-ms bounds the time
@@ -162,6 +168,41 @@ function ask(method, headers, body, signal, retried = false) {
   });
 }
 
+/** The most session ids the gateway remembers; past it, it forgets the one named longest ago. */
+const MAX_SESSIONS = 10_000;
+/**
+ * The session ids the upstream issued, as the Mcp-Session-Id of its answers
+ * named them, the one named longest ago first. A request's session is
+ * witnessed only when it is one of these (AI-10): an id a client's header
+ * alone names is the client's word, and the upstream decides what it is.
+ */
+const issued = new Set();
+
+/** The session a request's Mcp-Session-Id names, when the upstream issued it; else null. */
+function witnessedSession(req) {
+  const named = req.headers["mcp-session-id"];
+  return named !== undefined && issued.has(named) ? named : null;
+}
+
+/**
+ * What the upstream's answer to `req` says of sessions: the one it names
+ * was issued (returned), and one it ended (a DELETE it accepted, a 404 for
+ * it) is forgotten.
+ */
+function learnSessions(req, upstream) {
+  const asked = req.headers["mcp-session-id"];
+  if (asked !== undefined && (upstream.status === 404 || (req.method === "DELETE" && upstream.status < 300))) {
+    issued.delete(asked);
+    return undefined;
+  }
+  const named = upstream.headers.get("mcp-session-id") ?? undefined;
+  if (named === undefined || upstream.status >= 400) return undefined;
+  issued.delete(named); // named again: the last to forget
+  issued.add(named);
+  if (issued.size > MAX_SESSIONS) issued.delete(issued.values().next().value);
+  return named;
+}
+
 const error = (id, code, message, data) => ({ jsonrpc: "2.0", id: id ?? null, error: { code, message, ...(data && { data }) } });
 const log = (entry) => appendFileSync(options.log, `${JSON.stringify(entry)}\n`);
 /** A message's line from the filter (its account, and the message as forwarded), with the session: written as it came. */
@@ -237,54 +278,119 @@ async function relay(chunks, res) {
   for (;;) {
     const { value, done } = await chunks.next();
     if (done) return value;
-    if (!res.write(value)) await new Promise((resolve) => res.once("drain", resolve).once("close", resolve));
+    if (!res.write(value)) await drained(res);
   }
 }
 
-/** Collects `pieces` whole; the text and the outcome. */
-async function collect(chunks) {
-  const parts = [];
-  for (;;) {
-    const { value, done } = await chunks.next();
-    if (done) return { text: Buffer.concat(parts).toString("utf8"), outcome: value };
-    parts.push(value);
-  }
+/** Resolves once `res` drains or closes, leaving no listener behind: a long answer waits thousands of times. */
+function drained(res) {
+  return new Promise((resolve) => {
+    const settle = () => {
+      res.off("drain", settle).off("close", settle);
+      resolve();
+    };
+    res.on("drain", settle).on("close", settle);
+  });
 }
 
-/**
- * The JSON-RPC messages of an upstream's JSON answer, each as the text that
- * came (a batch's items taken apart where it is one), or undefined when it is
- * not JSON. The text is checked, never written again: what the server said
- * reaches the client byte for byte.
- */
-function messagesOf(text) {
-  try {
-    if (!text) return [];
-    const parsed = JSON.parse(text);
-    if (!Array.isArray(parsed)) return [text];
-    // Items of a batch, as text: the array's brackets taken off.
-    const inner = text.trim().slice(1, -1).trim();
-    return inner ? [inner] : [];
-  } catch {
-    return undefined;
-  }
+const OPEN_ARRAY = 0x5b;
+const CLOSE_ARRAY = 0x5d;
+const OPEN_OBJECT = 0x7b;
+
+/** Where the first byte of `bytes` past JSON whitespace is; -1 when there is none. */
+function pastWhitespace(bytes) {
+  return bytes.findIndex((byte) => byte !== 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d);
 }
 
 /** Whether a body's bytes hold a batch: its first byte past whitespace is `[`. */
 function isBatch(bytes) {
-  const first = bytes.find((byte) => byte !== 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d);
-  return first === 0x5b;
+  return bytes[pastWhitespace(bytes)] === OPEN_ARRAY;
+}
+
+/** The gateway's own answer: the messages (texts) as one JSON body, a batch when the request was one. */
+function joined(res, status, messages, batch) {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(messages.length === 0 ? undefined : batch || messages.length > 1 ? `[${messages.join(",")}]` : messages[0]);
 }
 
 /**
- * Answers with the upstream's messages (texts) and the filter's replies
- * (texts), joined as one JSON body; with the upstream's answer headers
- * (its session id among them) when it answered.
+ * Reads `chunks` on from `piece` to the first byte past JSON whitespace: the
+ * piece that holds it, from it on (the whitespace before it dropped), or,
+ * when they end first, their outcome.
  */
-function joined(res, status, messages, replies, batch, headers = {}) {
-  const all = [...messages, ...replies];
-  res.writeHead(status, { ...headers, "content-type": "application/json" });
-  res.end(all.length === 0 ? undefined : batch || all.length > 1 ? `[${all.join(",")}]` : all[0]);
+async function pastWhitespaceIn(chunks, piece = Buffer.alloc(0)) {
+  for (;;) {
+    const at = pastWhitespace(piece);
+    if (at >= 0) return { piece: piece.subarray(at) };
+    const { value, done } = await chunks.next();
+    if (done) return { outcome: value };
+    piece = value;
+  }
+}
+
+/** Yields `piece`, then the rest of `chunks` as they come; their outcome. */
+async function* passOn(piece, chunks) {
+  yield piece;
+  for (;;) {
+    const { value, done } = await chunks.next();
+    if (done) return value;
+    yield value;
+  }
+}
+
+/**
+ * The pieces of an upstream's JSON answer to a batch with the filter's
+ * `replies` (texts) joined to it, as they come: nothing of the answer is held.
+ * An array goes on as it came (but for whitespace before its first item), the
+ * replies after its `[` and a comma (unless it is empty); a single message
+ * becomes the last of a batch of the replies;
+ * an empty answer (202), a batch of the replies alone. An answer that begins
+ * as no JSON-RPC answer does, or ends before it began, is not passed on:
+ * `failures` (texts) stand for it. Returns the outcome of `chunks`, or
+ * "upstream-not-json".
+ */
+async function* withReplies(chunks, replies, failures) {
+  const start = await pastWhitespaceIn(chunks);
+  if (start.piece === undefined || (start.piece[0] !== OPEN_ARRAY && start.piece[0] !== OPEN_OBJECT)) {
+    await chunks.return();
+    yield `[${[...replies, ...(start.outcome === "answered" ? [] : failures)].join(",")}]`;
+    return start.piece === undefined ? start.outcome : "upstream-not-json";
+  }
+  if (start.piece[0] === OPEN_OBJECT) {
+    yield `[${replies.join(",")},`;
+    const outcome = yield* passOn(start.piece, chunks);
+    if (outcome === "answered") yield "]";
+    return outcome;
+  }
+  yield `[${replies.join(",")}`;
+  const first = await pastWhitespaceIn(chunks, start.piece.subarray(1));
+  if (first.piece === undefined) return first.outcome;
+  if (first.piece[0] !== CLOSE_ARRAY) yield ",";
+  return yield* passOn(first.piece, chunks);
+}
+
+/**
+ * Answers the client with the upstream's answer as it comes, the filter's
+ * replies (texts) joined to it: as events of an event stream, or as items of
+ * a JSON answer (`failures`, the gateway's own errors, standing for one that
+ * is not JSON). The outcome.
+ */
+async function answerFrom(res, upstream, replies, failures) {
+  const stream = upstream.headers.get("content-type")?.startsWith("text/event-stream");
+  // An SSE answer may rightly wait long (on a person, say); a JSON answer comes in one go.
+  const chunks = pieces(upstream.body, stream ? streamIdleMs : upstreamTimeoutMs);
+  let outcome;
+  if (stream || replies.length === 0) {
+    res.writeHead(upstream.status, pick(upstream.headers));
+    if (stream) res.flushHeaders(); // the client learns of its stream now, not at its first event
+    for (const reply of replies) res.write(`event: message\ndata: ${reply}\n\n`);
+    outcome = await relay(chunks, res);
+  } else {
+    res.writeHead(200, { ...pick(upstream.headers), "content-type": "application/json" });
+    outcome = await relay(withReplies(chunks, replies, failures), res);
+  }
+  res.end();
+  return outcome;
 }
 
 async function exchange(req, res) {
@@ -309,10 +415,13 @@ async function exchange(req, res) {
     log({ outcome: "refused", refused: "body-too-large", limit: maxBodyBytes });
     return answer(res, 413, error(null, INVALID_REQUEST, failure.message, { code: failure.code }), { connection: "close" });
   }
-  let session = req.headers["mcp-session-id"] ?? null;
+  let session = witnessedSession(req);
   const filtering = performance.now();
-  // The body's bytes through the filter; what goes upstream is what it returns, byte for byte.
-  const filtered = body === undefined || body.length === 0 ? { forward: body, replies: [], lines: [], accounts: [], ids: [] } : filter(body, { sessionId: session ?? undefined });
+  // The body's bytes through the filter, with the headers that say how a server would decode
+  // them (a charset, an encoding: refused unless UTF-8 JSON, so the server reads what was
+  // checked); what goes upstream is what it returns, byte for byte.
+  const filtered = body === undefined || body.length === 0 ? { forward: body, replies: [], lines: [], accounts: [], ids: [] }
+    : filter(body, { sessionId: session ?? undefined, headers: req.headers });
   const filterMs = performance.now() - filtering;
   // Logged as forwarded, before the upstream is asked: an answer that never comes cannot lose a line.
   for (const line of filtered.lines) logLine(session, line);
@@ -320,7 +429,9 @@ async function exchange(req, res) {
   const accounts = filtered.accounts.map((account) => JSON.parse(account));
   const methods = [...new Set(accounts.flatMap((a) => (a.record ? [a.record.method] : [])))];
   if ("reject" in filtered) {
-    log({ session, outcome: "refused", methods, filterMs, roundTripMs: performance.now() - started });
+    // A body refused whole (its headers, not JSON, a batch too large) has no account: its answer says why.
+    const refused = accounts.length === 0 ? JSON.parse(filtered.reject).error?.data?.code : undefined;
+    log({ session, outcome: "refused", refused, methods, filterMs, roundTripMs: performance.now() - started });
     res.writeHead(filtered.status, { "content-type": "application/json" });
     return res.end(filtered.reject || undefined);
   }
@@ -344,26 +455,12 @@ async function exchange(req, res) {
   } finally {
     clearTimeout(timer);
   }
-  // An initialize request learns its session from the answer.
-  session = upstream?.headers.get("mcp-session-id") ?? session;
-  const stream = upstream?.headers.get("content-type")?.startsWith("text/event-stream");
-  // An SSE answer may rightly wait long (on a person, say); a JSON answer comes in one go.
-  const idleMs = stream ? streamIdleMs : upstreamTimeoutMs;
-  if (upstream && (replies.length === 0 || stream)) {
-    // The upstream's answer as it comes; the gateway's refusals as events of the same stream.
-    res.writeHead(upstream.status, pick(upstream.headers));
-    if (stream) res.flushHeaders(); // the client learns of its stream now, not at its first event
-    for (const reply of replies) res.write(`event: message\ndata: ${reply}\n\n`);
-    outcome = await relay(pieces(upstream.body, idleMs), res);
-    res.end();
-  } else if (upstream) {
-    // A JSON answer (or none, for notifications): the refusals join it.
-    const { text, outcome: read } = await collect(pieces(upstream.body, idleMs));
-    const answered = read === "answered" ? messagesOf(text) : undefined;
-    outcome = answered ? read : read === "answered" ? "upstream-not-json" : read;
-    joined(res, 200, answered ?? failed(requests), replies, batch, pick(upstream.headers));
+  if (upstream) {
+    // An initialize request learns its session from the answer.
+    session = learnSessions(req, upstream) ?? session;
+    outcome = await answerFrom(res, upstream, replies, failed(requests));
   } else {
-    joined(res, requests.length + replies.length ? 200 : 502, failed(requests), replies, batch);
+    joined(res, requests.length + replies.length ? 200 : 502, [...replies, ...failed(requests)], batch);
   }
   log({ session, outcome, methods, filterMs, upstreamMs: performance.now() - sent, roundTripMs: performance.now() - started });
   if (traces) trace(accounts.filter((a) => a.record && a.refused === undefined), startTime, outcome);

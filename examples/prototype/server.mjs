@@ -190,11 +190,14 @@ function mcpServer() {
   server.registerTool("list_tables", {
     description: "Lists the tables of the employees database.",
     inputSchema: {},
+    // Read-only tools say so: a checker (`mcp-provenance probe`) calls no other.
+    annotations: { readOnlyHint: true },
   }, () => text(employees.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").all().map((row) => row.name)));
 
   server.registerTool("execute_query", {
     description: "Runs one read-only SELECT statement and returns at most 100 rows.",
     inputSchema: { query: z.string() },
+    annotations: { readOnlyHint: true },
   }, ({ query }) => {
     let statement;
     try {

@@ -35,7 +35,15 @@ export interface FilterOptions {
 export interface FilterContext {
   receivedAt?: string;
   principal?: string;
+  /** A session id the server issued (its answer's `Mcp-Session-Id`), never one a client's header alone names (AI-10). */
   sessionId?: string;
+  /**
+   * The request's HTTP headers, as Node's `req.headers` has them (names in any case). Given, the
+   * body is refused with 415 unless they say UTF-8 JSON: one `Content-Type: application/json`, no
+   * `charset` but utf-8, no `Content-Encoding` but identity (WIRE-2), so that the server reads the
+   * very text the filter checked. No other header is read.
+   */
+  headers?: Readonly<Record<string, string | readonly string[] | undefined>>;
 }
 
 /** Why the filter refused a body or a message. */
@@ -90,8 +98,8 @@ export interface Forward<B extends Body = Body> extends Accounted {
 export interface Reject extends Accounted {
   /** A JSON-RPC error body (a batch of them for a batch), or `""` when only refused notifications came. */
   readonly reject: string;
-  /** 400: not JSON, or an empty batch; 413: a batch too large; 200: the filter's answers; 202: nothing to answer. */
-  readonly status: 400 | 413 | 200 | 202;
+  /** 400: not JSON, or an empty batch; 413: a batch too large; 415: headers saying the body is not UTF-8 JSON; 200: the filter's answers; 202: nothing to answer. */
+  readonly status: 400 | 413 | 415 | 200 | 202;
 }
 
 /**
@@ -103,8 +111,9 @@ export type Filter = <B extends Body>(body: B, context?: FilterContext) => Forwa
 /**
  * A filter for the request bodies a gateway passes on, its options bound and checked once (a
  * `RangeError` with a code for a bad one, `unknown-option` for a policy option outside `policy`).
+ * The options are read once, each getter run once, and the filter is made from that reading.
  * Make it once: it lives in the module as long as the module does (filters made with the same
- * options are one filter there).
+ * options, as JSON, are one filter there).
  * @example
  * const filter = createFilter({ policy: { userIntent: "redact" }, liftLegacy: true });
  * const out = filter(body, { sessionId });

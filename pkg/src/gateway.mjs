@@ -22,21 +22,65 @@ function notABody() {
 const made = new Map();
 let madeIn;
 
-/** Makes a filter in the module from `options` (or finds it made); its handle. */
+/** The most a snapshot of options holds; past it, the core reads the options (bounding its own reading). */
+const SNAPSHOT_BOUNDS = { depth: 64, values: 10_000 };
+
+/**
+ * `options` read once: a copy of plain JSON data (each getter and Proxy trap
+ * run once, here), and its JSON text, the key of the filter made from it.
+ * Undefined when no copy can be faithful, its JSON text saying all the core
+ * would read: a value JSON has none for (a function, a symbol, a BigInt, a
+ * number that is not finite, an object that is not plain), a cycle, a getter
+ * that throws, more than the bounds. A member that is undefined stays so: the
+ * core reads it as absent, as JSON does.
+ */
+function snapshot(options) {
+  try {
+    const copy = plainCopy(options, { ...SNAPSHOT_BOUNDS, ancestors: [] });
+    return { copy, key: String(JSON.stringify(copy)) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** A plain copy of `value`, within what is `left` of the bounds; throws on what JSON cannot hold. */
+function plainCopy(value, left) {
+  if (--left.values < 0) throw new RangeError("too many values");
+  if (typeof value !== "object" || value === null) {
+    if (value === undefined || value === null || typeof value === "string" || typeof value === "boolean" || Number.isFinite(value)) return value;
+    throw new TypeError("not JSON");
+  }
+  const prototype = Object.getPrototypeOf(value);
+  const plain = Array.isArray(value) || prototype === null || Object.getPrototypeOf(prototype) === null;
+  if (!plain || left.ancestors.includes(value) || left.ancestors.length >= left.depth) throw new TypeError("not plain JSON");
+  left.ancestors.push(value);
+  let copy;
+  if (Array.isArray(value)) {
+    const { length } = value;
+    if (length > left.values) throw new RangeError("too many values");
+    copy = Array.from({ length }, (_, i) => plainCopy(value[i], left));
+  } else {
+    copy = Object.fromEntries(Object.keys(value).map((name) => [name, plainCopy(value[name], left)]));
+  }
+  left.ancestors.pop();
+  return copy;
+}
+
+/**
+ * Makes a filter in the module from options read once (or finds it made);
+ * its handle, and the options it was made from.
+ */
 function make(options) {
   if (madeIn !== instance()) made.clear();
   madeIn = instance();
-  let key;
-  try {
-    key = JSON.stringify(options ?? null);
-  } catch {
-    // Not JSON: the core says what is wrong with it.
-  }
-  const found = key === undefined ? undefined : made.get(key);
-  if (found !== undefined) return found;
-  const handle = call("CreateFilter", (w) => w.options(options), (_, created) => created);
-  if (key !== undefined) made.set(key, handle);
-  return handle;
+  const read = snapshot(options);
+  // Without a faithful copy, the core reads the options themselves and says what is wrong with them.
+  const from = read === undefined ? options : read.copy;
+  const found = read === undefined ? undefined : made.get(read.key);
+  if (found !== undefined) return { handle: found, from };
+  const handle = call("CreateFilter", (w) => w.options(from), (_, created) => created);
+  if (read !== undefined) made.set(read.key, handle);
+  return { handle, from };
 }
 
 /**
@@ -51,20 +95,16 @@ function make(options) {
  * ```
  */
 export function createFilter(options) {
-  let handle = make(options);
+  const first = make(options);
+  let handle = first.handle;
   let madeFor = instance();
-  // What was checked, kept to make the filter again in a module that
-  // restarted after a trap (the caller's object may have changed since).
-  let kept = options;
-  try {
-    kept = structuredClone(options);
-  } catch {
-    // A value structuredClone cannot copy was read as JSON by the core: keep it as it is.
-  }
+  // What was read and checked, kept to make the filter again in a module
+  // that restarted after a trap (the caller's object may have changed since).
+  const kept = first.from;
   return function filter(body, context) {
     if (typeof body !== "string" && !(body instanceof Uint8Array)) throw notABody();
     if (instance() !== madeFor) {
-      handle = make(kept);
+      handle = make(kept).handle;
       madeFor = instance();
     }
     return call("Filter", (w) => {

@@ -7,6 +7,11 @@
 // (docs/rules.md): a broken MUST is a FAILURE, a broken SHOULD a WARNING; a
 // check of an optional behaviour is a MAY, INFO when the behaviour is absent.
 //
+// Pointed at a production server, a checker must cause no side effect: the
+// probe calls one tool, the one it is told (--tool) or else one the server
+// annotates readOnlyHint: true, and no other tool of the server. Without
+// either, it calls none, and the checks that need a call are skipped.
+//
 // The server is not trusted: each answer is read up to a bound (a JSON body,
 // an event of an event stream, a line on stdio), each request has a timeout,
 // and whatever the server wrote is printed with the characters that could act
@@ -34,16 +39,24 @@ per step.
 options:
   --url <url>                the server's MCP endpoint, http:// or https://
   --header "Name: value"     an HTTP header sent with every request (repeatable)
-  --tool <name>              the tool to call (default: the first tool whose
+  --tool <name>              the tool to call (default: the first tool the
+                             server annotates readOnlyHint: true whose
                              required arguments the probe can fill)
   --arguments <json>         the arguments to call it with (a JSON object)
   --timeout <ms>             how long each request may take (default ${DEFAULT_TIMEOUT})
   --max-response-bytes <n>   the most of an answer read: a JSON body, an event of
                              an event stream, a line on stdio (default ${DEFAULT_MAX_RESPONSE_BYTES}, 4 MiB)
   --format text|json         a table and a summary line (default), or one JSON
-                             document: { url or command, tool, checks, summary }
+                             document: { url or command, tool (null when
+                             none was called), checks, summary }
   --strict                   warnings fail too
   -h, --help                 this text
+
+The probe calls that one tool, about ten times, with made-up arguments
+unless --arguments gives them, and no other tool of the server (but one name
+the server lists no tool by, to see how it answers an error). When no tool
+is named and none is annotated readOnlyHint: true, it calls none: the checks
+that need a call are skipped, and it says so.
 
 A check's level is its rule's (docs/rules.md): a broken MUST is a FAILURE, a
 broken SHOULD a WARNING; an optional behaviour (MAY) is INFO when absent.
@@ -79,6 +92,12 @@ const REFS = {
 const BROKEN = { MUST: "FAILURE", SHOULD: "WARNING", MAY: "INFO" };
 /** How much of one string from the server a message quotes. */
 const QUOTED_CHARS = 200;
+/** The name of no tool: called to see how the server answers an error. */
+const NO_SUCH_TOOL = "probe-no-such-tool-7d1f";
+/** The most pages of tools/list read, looking for a tool to call. */
+const MAX_TOOL_PAGES = 10;
+/** Why the checks that need a call are not run when there is no tool the probe may call. */
+const NO_TOOL = "not run: no tool was named with --tool, and the server annotates none readOnlyHint: true (with arguments the probe can fill); the probe calls no other";
 
 /** A failure of a request that says itself what went wrong: a timeout, an answer over the bound. */
 class ProbeFailure extends Error {}
@@ -191,11 +210,13 @@ async function exchange(ctx, request) {
 
 /**
  * What a tools/call came back as: its `result`, the JSON-RPC `error` the
- * server answered with, or, when no answer came, `failure` (why); `what`
- * names the call.
+ * server answered with, or, when no answer came, `failure` (why); when the
+ * probe may not make it, `withheld` (why); `what` names the call.
  */
 async function attempt(ctx, what, meta, name = ctx.tool, args = ctx.arguments) {
   const call = { what: `tools/call ${quote(name)} ${what}`, tool: name };
+  const why = withheldCall(ctx, name);
+  if (why !== undefined) return { ...call, withheld: why };
   if (ctx.closed !== undefined) return { ...call, failure: `not sent: ${ctx.closed}` };
   try {
     const params = { name, arguments: args, ...(meta && { _meta: meta }) };
@@ -205,6 +226,20 @@ async function attempt(ctx, what, meta, name = ctx.tool, args = ctx.arguments) {
     return { ...call, failure: reason(error) };
   }
 }
+
+/**
+ * Why the probe may not call tool `name`, or undefined when it may: it calls
+ * the one tool it chose and, besides, only a name the server lists no tool
+ * by; with no tool chosen, nothing.
+ */
+function withheldCall(ctx, name) {
+  if (ctx.tool === undefined) return NO_TOOL;
+  if (name !== ctx.tool && ctx.listed.has(name)) return `not run: the server lists a tool named ${quote(name)}, which the probe does not call`;
+  return undefined;
+}
+
+/** Not run: the probe may not make the call (`withheld` says why). */
+const notCalled = (outcome) => ({ passed: undefined, message: outcome.withheld });
 
 /** Whether the call was served: it came back with a result. */
 const accepted = (outcome) => "result" in outcome;
@@ -218,11 +253,15 @@ function refusal(outcome) {
 
 /** Passed when the call was served; else why not. */
 function served(outcome) {
+  if (outcome.withheld) return notCalled(outcome);
   return { passed: accepted(outcome), message: accepted(outcome) ? undefined : `${outcome.what}: ${refusal(outcome)}`, details: { tool: outcome.tool } };
 }
 
-/** Not run: the call without the envelope was not served, so nothing can be compared with it. */
-const unrunnable = (ctx) => ({ passed: undefined, message: "not run: the call without the envelope was not served (AI-1-absent)", details: { tool: ctx.tool } });
+/** Not run: the call without the envelope was not served (or not made), so nothing can be compared with it. */
+function unrunnable(ctx) {
+  if (ctx.baseline.withheld) return notCalled(ctx.baseline);
+  return { passed: undefined, message: "not run: the call without the envelope was not served (AI-1-absent)", details: { tool: ctx.tool } };
+}
 
 /** Not judged: the call to judge was not served. */
 const unjudged = (outcome) => ({ passed: undefined, message: `not judged: ${outcome.what}: ${refusal(outcome)}`, details: { tool: outcome.tool } });
@@ -253,6 +292,7 @@ function leaks(outcome) {
 
 /** Passed when no mark came back; else which members leaked, and where. */
 function noLeak(outcome) {
+  if (outcome.withheld) return notCalled(outcome);
   if (!answered(outcome)) return { passed: undefined, message: `${outcome.what}: ${outcome.failure}`, details: { tool: outcome.tool } };
   const places = leaks(outcome);
   const where = places.slice(0, 10).map((place) => `${JSON.stringify(place.members)} in ${place.in}`).join("; ");
@@ -309,7 +349,7 @@ export const SCENARIOS = [
       const callable = accepted(ctx.baseline);
       const valid = callable ? await attempt(ctx, "with a valid envelope", { [AI_INVOCATION_KEY]: envelope("probe-turn-echo") }) : undefined;
       const vendor = callable ? await attempt(ctx, "with an envelope under a vendor key", { [VENDOR_KEY]: envelope("probe-turn-echo-vendor") }) : undefined;
-      const missing = await attempt(ctx, "(no such tool) with a valid envelope", { [AI_INVOCATION_KEY]: envelope("probe-turn-error") }, "probe-no-such-tool-7d1f", {});
+      const missing = await attempt(ctx, "(no such tool) with a valid envelope", { [AI_INVOCATION_KEY]: envelope("probe-turn-error") }, NO_SUCH_TOOL, {});
       /** `judge` of the call with the valid envelope when it was served; else why not. */
       const ifValid = (judge) => (!callable ? unrunnable(ctx) : accepted(valid) ? judge(valid) : unjudged(valid));
       /** Passed when the request's turnId came back in result._meta[key]. */
@@ -597,8 +637,10 @@ async function transportTo(chosen, ctx) {
 }
 
 /**
- * Connects and picks the tool to call: sets `ctx.client`, `ctx.tool` and
- * `ctx.arguments`. Throws a ProbeFailure that says which step failed and why.
+ * Connects and picks the tool to call: sets `ctx.client`, `ctx.listed` (the
+ * names of the server's tools), and `ctx.tool` and `ctx.arguments` when there
+ * is a tool the probe may call (see `toolFor`). Throws a ProbeFailure that
+ * says which step failed and why.
  */
 async function connect(chosen, ctx) {
   const { Client } = ctx.sdk;
@@ -612,11 +654,35 @@ async function connect(chosen, ctx) {
   ctx.client = new Client({ name: "mcp-provenance-probe", version: "1.0.0" });
   const transport = await transportTo(chosen, ctx);
   await step("initialize", (options) => ctx.client.connect(transport, options));
-  const listed = ctx.client.getServerCapabilities()?.tools ? await step("tools/list", (options) => ctx.client.listTools(undefined, options)) : { tools: [] };
-  const chosenTool = chosen.tool !== undefined ? listed.tools.find((t) => t.name === chosen.tool) : listed.tools.find((t) => argumentsFor(t) !== undefined);
-  ctx.tool = chosenTool?.name ?? chosen.tool;
-  if (ctx.tool === undefined) throw new ProbeFailure("the server lists no tool the probe can call; name one with --tool (and --arguments)");
-  ctx.arguments = chosen.arguments ?? (chosenTool && argumentsFor(chosenTool)) ?? {};
+  const tools = ctx.client.getServerCapabilities()?.tools ? await listTools(ctx, step) : [];
+  ctx.listed = new Set(tools.map((t) => t.name));
+  Object.assign(ctx, toolFor(chosen, tools));
+}
+
+/** The server's tools, page after page, up to MAX_TOOL_PAGES pages. */
+async function listTools(ctx, step) {
+  const tools = [];
+  let cursor;
+  for (let page = 0; page < MAX_TOOL_PAGES; page += 1) {
+    const listed = await step("tools/list", (options) => ctx.client.listTools(cursor === undefined ? undefined : { cursor }, options));
+    tools.push(...listed.tools);
+    cursor = listed.nextCursor;
+    if (cursor === undefined) break;
+  }
+  return tools;
+}
+
+/**
+ * The tool the probe may call, and the arguments it calls it with: the one
+ * named with --tool; else the first the server annotates readOnlyHint: true
+ * whose required arguments it can fill (or --arguments gives); else none
+ * (an empty object). Never another: the server may be in production.
+ */
+function toolFor(chosen, tools) {
+  const fill = (tool) => chosen.arguments ?? (tool && argumentsFor(tool));
+  if (chosen.tool !== undefined) return { tool: chosen.tool, arguments: fill(tools.find((t) => t.name === chosen.tool)) ?? {} };
+  const readOnly = tools.find((t) => t.annotations?.readOnlyHint === true && fill(t) !== undefined);
+  return readOnly ? { tool: readOnly.name, arguments: fill(readOnly) } : {};
 }
 
 /** The checks as a table. */
@@ -638,7 +704,10 @@ function text(target, tool, checks, summary) {
   for (const c of checks) if (c.errorMessage !== undefined) alike.set(c.errorMessage, [...(alike.get(c.errorMessage) ?? []), c.id]);
   const why = [...alike].map(([message, ids]) => `${ids.join(", ")}: ${visible(message)}\n`).join("");
   const last = `${summary.passed} passed, ${summary.failed} failed, ${summary.warnings} warnings, ${summary.info} info, ${summary.skipped} skipped`;
-  return `probing ${visible(target)} with tool ${visible(cut(tool))}\n\n${tableOf(checks)}\n\n${why === "" ? "" : `${why}\n`}${last}\n`;
+  const probing = tool === undefined
+    ? `probing ${visible(target)} without calling a tool: no tool was named with --tool and none is annotated readOnlyHint: true, so the checks that need a call are skipped`
+    : `probing ${visible(target)} with tool ${visible(cut(tool))}`;
+  return `${probing}\n\n${tableOf(checks)}\n\n${why === "" ? "" : `${why}\n`}${last}\n`;
 }
 
 /** Runs `probe` with `argv` (the words after "probe"); the exit code. Throws UsageError. */
@@ -664,6 +733,6 @@ export async function probe(argv, io) {
   }
   const summary = summaryOf(checks);
   const where = chosen.url !== undefined ? { url: chosen.url } : { command: chosen.command };
-  io.stdout.write(chosen.format === "json" ? `${json({ ...where, tool: ctx.tool, checks, summary })}\n` : text(target, ctx.tool, checks, summary));
+  io.stdout.write(chosen.format === "json" ? `${json({ ...where, tool: ctx.tool ?? null, checks, summary })}\n` : text(target, ctx.tool, checks, summary));
   return summary.failed > 0 || (chosen.strict && summary.warnings > 0) ? 1 : 0;
 }
