@@ -157,6 +157,20 @@ class Filter(unittest.TestCase):
         with self.assertRaises(mp.ProvenanceTypeError):
             mp.Filter()(bytearray(b"{}"))  # type: ignore[call-overload]
 
+    def test_every_line_is_one_line_whatever_the_body_held(self) -> None:
+        forging = "\u2028\u2029\u0085\u202e\u2066\ufeff\x7f"
+        body = json.dumps({"jsonrpc": "2.0", "id": "1" + forging, "method": "tools/call", "params": {
+            "name": forging, "arguments": {forging: forging},
+            "_meta": {AI_INVOCATION_KEY: {"turnId": forging, "userIntent": {"text": forging}}}}}, indent="\t", ensure_ascii=False)
+        body = body.replace("\n", "\r\n")
+        for gate in (mp.Filter(), mp.Filter({"policy": {"userIntent": "redact"}})):
+            out = gate(body)
+            assert "forward" in out
+            self.assertEqual(len(out["lines"]), 1)
+            for line in out["lines"]:
+                self.assertFalse(any(c in line for c in "\r\n\t" + forging), line)
+                self.assertEqual(json.loads(line)["message"], json.loads(out["forward"]))
+
     def test_a_body_its_headers_would_have_a_server_decode_otherwise_is_refused(self) -> None:
         # UTF-7 turns this string argument into `}}`: the server would read what the filter did not.
         for headers, code in (
