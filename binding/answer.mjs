@@ -19,6 +19,7 @@ const VERDICT = byteOf(table.verdicts);
 const ID = byteOf(table.ids);
 const REDACTION = byteOf(table.redactions);
 const ERROR_CLASS = byteOf(table.errorClasses);
+const LINE = byteOf(table.lineKinds);
 
 /** The keys from the message down to each place, in the table's order. */
 const PLACE_KEYS = [];
@@ -32,17 +33,20 @@ const PLACE_KEYS = [];
  * id as it came, and `lines` (the account with the message as it goes on,
  * on one line, for a log). They are read from a copy of the core's answer when first
  * asked for, so that a gateway that only forwards pays for none of them;
- * a line's message is taken from `forward` where it stands (unless the core
- * had to put it on one line) rather than copied out of the module.
+ * a line's message is taken from `forward` where it stands rather than
+ * copied out of the module, and where that text is not one line (a body
+ * spread over lines), `oneLine` has the core put it on one line then.
  */
 class Outcome {
   /** The messages part of the core's answer (binding/answer.rs `messages`), until read. */
   #kept;
   #ids;
   #places;
+  #oneLine;
 
-  constructor(kept) {
+  constructor(kept, oneLine) {
     this.#kept = kept;
+    this.#oneLine = oneLine;
   }
 
   /** Reads the kept answer into own properties `accounts`; `ids` and places kept. */
@@ -55,9 +59,8 @@ class Outcome {
     for (let n = answer.u32(); n > 0; n--) {
       accounts.push(answer.str());
       this.#ids.push(answer.opt());
-      // 1: where the message stands in what goes on; 2: its text on one line (binding/answer.rs).
-      const place = answer.u8();
-      this.#places.push(place === 1 ? [answer.u32(), answer.u32()] : place === 2 ? answer.str() : undefined);
+      const line = answer.u8();
+      this.#places.push(line === LINE.refused ? undefined : [answer.u32(), answer.u32(), line === LINE.spread]);
     }
     this.#kept = undefined;
     Object.defineProperty(this, "accounts", { value: accounts, enumerable: true });
@@ -73,19 +76,18 @@ class Outcome {
     return this.#ids;
   }
 
-  /** The text of a message in what goes on, `[start, tail]` units from its ends. */
-  #forwarded([start, tail]) {
+  /** The text of a message in what goes on, `[start, tail]` units from its ends, on one line. */
+  #message([start, tail, spread]) {
     const { forward } = this;
-    return typeof forward === "string" ? forward.slice(start, forward.length - tail)
+    const text = typeof forward === "string" ? forward.slice(start, forward.length - tail)
       : decoder.decode(forward.subarray(start, forward.length - tail));
+    return spread ? this.#oneLine(text) : text;
   }
 
   get lines() {
     const lines = this.accounts.map((account, index) => {
       const place = this.#places[index];
-      if (place === undefined) return account;
-      const message = typeof place === "string" ? place : this.#forwarded(place);
-      return `{"message":${message},${account.slice(1)}`;
+      return place === undefined ? account : `{"message":${this.#message(place)},${account.slice(1)}`;
     });
     Object.defineProperty(this, "lines", { value: lines, enumerable: true });
     return lines;
@@ -94,8 +96,8 @@ class Outcome {
 
 /** Something goes on. */
 class Forwarded extends Outcome {
-  constructor(kept, forward, replies) {
-    super(kept);
+  constructor(kept, forward, replies, oneLine) {
+    super(kept, oneLine);
     this.forward = forward;
     this.replies = replies;
   }
@@ -166,8 +168,11 @@ export class Answer {
     return texts;
   }
 
-  /** A filter's outcome (binding/answer.rs `outcome`) for `body`, the string or bytes filtered. */
-  outcome(body) {
+  /**
+   * A filter's outcome (binding/answer.rs `outcome`) for `body`, the string
+   * or bytes filtered; `oneLine` puts a message's JSON text on one line.
+   */
+  outcome(body, oneLine) {
     const verdict = this.u8();
     let status;
     let text;
@@ -187,7 +192,7 @@ export class Answer {
     const size = this.u32();
     const kept = this.bytes.slice(this.at, this.at + size);
     this.at += size;
-    return verdict === VERDICT.rejected ? new Rejected(kept, text, status, replies) : new Forwarded(kept, text, replies);
+    return verdict === VERDICT.rejected ? new Rejected(kept, text, status, replies) : new Forwarded(kept, text, replies, oneLine);
   }
 
   /** What a piece of a capture came to (binding/answer.rs `line`). */

@@ -19,10 +19,10 @@
 //! outcome := (AsItCame | Rewritten body:str | Rejected status:u32 body:str)
 //!            replies messages             (VerdictKind)
 //! replies := count:u32 str{count}
-//! messages := size:u32 count:u32 (account:str id:opt (0 | 1 start:u32 tail:u32 | 2 line:str)){count}
+//! messages := size:u32 count:u32 (account:str id:opt (Refused | line start:u32 tail:u32)){count}
 //!            (size: the bytes after it, so that JS can keep them and read them when asked;
-//!            1: where the message stands in what goes on, units from its start and after its
-//!            end, when that text is one line; 2: the message put on one line, when it is not)
+//!            where the message stands in what goes on, units from its start and after its
+//!            end, and whether that text is one line as it is: LineKind)
 //! line    := out:str sanitized:str counts:f64{6} exit:u8 hint:opt
 //!            (checked lines, or the summary)
 //! opt     := 0 | 1 str
@@ -129,15 +129,30 @@ kinds! {
     ErrorClass as "errorClasses" { TypeError, RangeError }
 }
 
+kinds! {
+    /// What a message's log line is made of: none (the message was refused),
+    /// its text as it goes on (one line already), or that text put on one
+    /// line by the core (`Shown::Line`), only when the line is read.
+    LineKind as "lineKinds" { Refused, OneLine, Spread }
+}
+
+kinds! {
+    /// How `Op::Visible` shows a text: to a person on a terminal, as JSON
+    /// text, or as JSON text on one line (a log line's message).
+    Shown as "shown" { Terminal, Json, Line }
+}
+
 /// Every kind an answer's bytes stand for, for the description.
 #[cfg(test)]
-pub(super) const KINDS: [(&str, &[&str]); 6] = [
+pub(super) const KINDS: [(&str, &[&str]); 8] = [
     PutKind::NAMES,
     CommandKind::NAMES,
     VerdictKind::NAMES,
     IdKind::NAMES,
     Redaction::NAMES,
     ErrorClass::NAMES,
+    LineKind::NAMES,
+    Shown::NAMES,
 ];
 
 /// The client-asserted texts of a record, by name, in the order an answer
@@ -343,17 +358,20 @@ impl Answer<'_> {
             self.str(&seen.json());
             self.opt(seen.id_text.as_deref());
             let text = seen.forwarded.clone().and_then(|at| forwarded.get(at));
-            match (place, text.map(json::one_line)) {
-                (_, Some(Cow::Owned(line))) => {
-                    self.u8(2);
-                    self.str(&line);
-                }
-                (Some((start, tail)), _) => {
-                    self.u8(1);
+            match place {
+                Some((start, tail)) => {
+                    // Whether the text is a log line's as it is, or has to be
+                    // put on one line (by the core, when JS asks for the line).
+                    let one = text.is_none_or(json::is_one_line);
+                    self.u8(if one {
+                        LineKind::OneLine
+                    } else {
+                        LineKind::Spread
+                    } as u8);
                     self.u32(u32::try_from(start).unwrap_or(u32::MAX));
                     self.u32(u32::try_from(tail).unwrap_or(u32::MAX));
                 }
-                (None, _) => self.u8(0),
+                None => self.u8(LineKind::Refused as u8),
             }
         }
         let size = u32::try_from(self.0.len() - sized - 4).unwrap_or(u32::MAX);

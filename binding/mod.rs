@@ -28,7 +28,7 @@ mod tape;
 
 use std::cell::{Cell, RefCell};
 
-use self::answer::Answer;
+use self::answer::{Answer, Shown};
 use self::tape::{Failure, Tape, WHOLE};
 use crate::audit::{self, AuditContext};
 use crate::diagnostics::Report;
@@ -512,16 +512,24 @@ fn check(op: Option<Op>, tape: &mut Tape, answer: &mut Answer) -> Result<Reply, 
     })
 }
 
-/// Text from the wire (in the body's area) as a person may be shown it
-/// (`text::visible`): for a terminal, or, when the tape says so, inside
-/// JSON text.
+/// Text (in the body's area) shown as the tape says (`Shown`): text from
+/// the wire as a person may be shown it (`text::visible`), for a terminal
+/// or inside JSON text; or JSON text put on one line, a log line's message
+/// (`json::one_line`).
 fn visible(tape: &mut Tape, answer: &mut Answer) -> Result<Reply, Fault> {
-    let json = matches!(tape.whole()?, Slot::Bool(true));
+    let shown = number(tape)?;
     let length = number(tape)? as usize;
+    let is = |kind: Shown| shown == f64::from(kind as u8);
     BODY_AREA.with_borrow(|body| {
         let text = body.get(..length).ok_or(Fault::Malformed)?;
         let text = std::str::from_utf8(text).map_err(|_| Fault::Malformed)?;
-        answer.text(&crate::text::visible(text, json));
+        if is(Shown::Line) {
+            answer.text(&crate::json::one_line(text));
+        } else if is(Shown::Json) || is(Shown::Terminal) {
+            answer.text(&crate::text::visible(text, is(Shown::Json)));
+        } else {
+            return Err(Fault::Malformed);
+        }
         Ok(Reply::Filtered)
     })
 }

@@ -348,6 +348,13 @@ fn write_escape(out: &mut String, c: char) {
     }
 }
 
+/// Whether `json` is one line already, holding no character AI-13 or TXT-1
+/// would replace: what [`one_line`] leaves as it is. Printable ASCII is
+/// settled eight bytes at a time, with no allocation.
+pub(crate) fn is_one_line(json: &str) -> bool {
+    crate::text::is_printable_ascii(json.as_bytes()) || json.chars().all(crate::text::is_inert)
+}
+
 /// JSON text on one line that holds no character AI-13 or TXT-1 would
 /// replace: the same JSON, with the tabs, carriage returns and line feeds
 /// between its tokens left out and every other such character (they can
@@ -355,7 +362,7 @@ fn write_escape(out: &mut String, c: char) {
 /// when `json` is one already. `json` must be JSON text: a line feed inside
 /// a string of anything else would be dropped.
 pub(crate) fn one_line(json: &str) -> Cow<'_, str> {
-    if crate::text::is_printable_ascii(json.as_bytes()) || json.chars().all(crate::text::is_inert) {
+    if is_one_line(json) {
         return Cow::Borrowed(json);
     }
     let mut out = String::with_capacity(json.len() + 16);

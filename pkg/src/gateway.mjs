@@ -4,7 +4,19 @@
 // body to refuse with; the filter's own answers to refused requests of a
 // batch; and one JSON line per message for the log. Every decision is the
 // core's (src/wire/); this file only moves data.
+import { table } from "./table.mjs";
 import { call, instance } from "./lib/boundary.mjs";
+
+/** How the core shows a text (binding/answer.rs `Shown`): here, JSON text on one line. */
+const ON_ONE_LINE = table.shown.indexOf("line");
+
+/** A message's JSON text on one line, as a log line holds it: the core's (AI-13), asked only when a line is read. */
+function oneLine(text) {
+  return call("Visible", (w) => {
+    w.whole(ON_ONE_LINE);
+    w.whole(w.body(text));
+  }, (answer) => answer.str());
+}
 
 /** A `TypeError` with a code, for a body that is neither text nor bytes. */
 function notABody() {
@@ -112,6 +124,6 @@ export function createFilter(options) {
       w.whole(w.body(body));
       w.whole(typeof body === "string");
       w.whole(context);
-    }, (answer) => answer.outcome(body));
+    }, (answer) => answer.outcome(body, oneLine));
   };
 }

@@ -371,7 +371,7 @@ impl Filter {
             }
             None => looked.text = self.record(pass, doc, root, views, looked)?,
         }
-        if self.redacting() && pass.wants != Wants::Findings {
+        if self.redacting() && pass.wants != Wants::Findings && carries_answers(doc, &root) {
             let text = looked.text.as_deref().unwrap_or_else(|| doc.at(root.value));
             if let Some((trimmed, changes)) = self.trim_answers(&pass.parser, text)? {
                 looked.text = Some(trimmed);
@@ -543,6 +543,16 @@ fn has_error(view: &Message, keys: &KeyOptions) -> bool {
     found
         .iter()
         .any(|d: &Diagnostic| d.severity == Severity::Error)
+}
+
+/// Whether a request has `params.inputResponses` (read as the parse found
+/// it, its name unescaped: no look at the text again, nothing allocated).
+fn carries_answers(doc: &Doc, root: &Entry) -> bool {
+    let member = |entry: &Entry, name: &str| match entry.raw {
+        Raw::Node(node) => doc.get(node).and_then(|node| doc.member(node, name)).copied(),
+        _ => None,
+    };
+    member(root, "params").is_some_and(|params| member(&params, "inputResponses").is_some())
 }
 
 /// What kind of JSON-RPC message a view is.

@@ -111,7 +111,7 @@ class ProbeFailure extends Error {}
  */
 function shown(text, json) {
   return call("Visible", (w) => {
-    w.whole(json);
+    w.whole(table.shown.indexOf(json ? "json" : "terminal"));
     w.whole(w.body(text.toWellFormed()));
   }, (answer) => answer.str());
 }
