@@ -319,6 +319,13 @@ describe("the gateway, relaying SSE answers", () => {
 /** The gateway's peak resident memory so far, in KiB, as the kernel counts it. */
 const peakKib = (child) => Number(/^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))[1]);
 
+/** A gateway logging to `logFile` (emptied), in front of `upstream`, a node:http server listened to here. */
+async function inFrontOf(upstream, logFile) {
+  await new Promise((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+  writeFileSync(logFile, "");
+  return start(gatewayScript, ["--upstream", `http://127.0.0.1:${upstream.address().port}/mcp`, "--log", logFile]);
+}
+
 /** A request the filter refuses (it nests deeper than the gateway reads, WIRE-4), with `id`. */
 const tooDeep = (id) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"arguments":${"[".repeat(200)}${"]".repeat(200)}}}`;
 
@@ -345,9 +352,7 @@ describe("the gateway, joining its replies to an answer as it streams (issue 30,
   const refusal = { jsonrpc: "2.0", id: 2, error: { code: -32600, message: "the message nests deeper than the gateway reads", data: { code: "too-deep" } } };
 
   before(async () => {
-    await new Promise((resolve) => upstream.listen(0, "127.0.0.1", resolve));
-    writeFileSync(logFile, "");
-    gateway = await start(gatewayScript, ["--upstream", `http://127.0.0.1:${upstream.address().port}/mcp`, "--log", logFile]);
+    gateway = await inFrontOf(upstream, logFile);
   });
   after(async () => {
     await stop(gateway.child);
@@ -457,9 +462,7 @@ describe("the gateway, witnessing only the sessions its upstream issued (issue 3
   });
 
   before(async () => {
-    await new Promise((resolve) => upstream.listen(0, "127.0.0.1", resolve));
-    writeFileSync(logFile, "");
-    gateway = await start(gatewayScript, ["--upstream", `http://127.0.0.1:${upstream.address().port}/mcp`, "--log", logFile]);
+    gateway = await inFrontOf(upstream, logFile);
   });
   after(async () => {
     await stop(gateway.child);
