@@ -549,7 +549,10 @@ fn has_error(view: &Message, keys: &KeyOptions) -> bool {
 /// it, its name unescaped: no look at the text again, nothing allocated).
 fn carries_answers(doc: &Doc, root: &Entry) -> bool {
     let member = |entry: &Entry, name: &str| match entry.raw {
-        Raw::Node(node) => doc.get(node).and_then(|node| doc.member(node, name)).copied(),
+        Raw::Node(node) => doc
+            .get(node)
+            .and_then(|node| doc.member(node, name))
+            .copied(),
         _ => None,
     };
     member(root, "params").is_some_and(|params| member(&params, "inputResponses").is_some())
