@@ -36,6 +36,18 @@ async function capturingUpstream() {
   return { url: `http://127.0.0.1:${server.address().port}/mcp`, port: server.address().port, requests, close: () => server.close() };
 }
 
+/** A gateway in front of the upstream at `url`, logging to `logFile` (emptied first), with `args` besides. */
+function gatewayTo(url, logFile, args = []) {
+  writeFileSync(logFile, "");
+  return start(gatewayScript, ["--upstream", url, "--log", logFile, ...args]);
+}
+
+/** A gateway in front of `upstream`, a node:http server listened to here, logging to `logFile`, with `args` besides. */
+async function inFrontOf(upstream, logFile, args = []) {
+  await new Promise((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+  return gatewayTo(`http://127.0.0.1:${upstream.address().port}/mcp`, logFile, args);
+}
+
 /** Sends one HTTP request with node:http (fetch cannot set Host); its status, headers and body. */
 function send(url, method, body, headers = {}) {
   return new Promise((resolve, reject) => {
@@ -78,8 +90,7 @@ describe("the gateway, guarding against DNS rebinding", () => {
 
   before(async () => {
     upstream = await capturingUpstream();
-    writeFileSync(logFile, "");
-    gateway = await start(gatewayScript, ["--upstream", upstream.url, "--log", logFile]);
+    gateway = await gatewayTo(upstream.url, logFile);
     port = new URL(gateway.url).port;
   });
   after(async () => {
@@ -159,8 +170,7 @@ describe("the gateway, forwarding only bodies a server reads as the filter did (
 
   before(async () => {
     upstream = await capturingUpstream();
-    writeFileSync(logFile, "");
-    gateway = await start(gatewayScript, ["--upstream", upstream.url, "--log", logFile, "--redact-intent"]);
+    gateway = await gatewayTo(upstream.url, logFile, ["--redact-intent"]);
   });
   after(async () => {
     await stop(gateway.child);
@@ -201,9 +211,8 @@ describe("the gateway, with allow-lists of its own", () => {
   test("--allowed-hosts and --allowed-origins replace loopback; an entry with a port allows that port only", async () => {
     const upstream = await capturingUpstream();
     const logFile = join(dir, "lists.jsonl");
-    writeFileSync(logFile, "");
-    const gateway = await start(gatewayScript, ["--upstream", upstream.url, "--log", logFile,
-      "--allowed-hosts", "mcp.internal.test, 127.0.0.1", "--allowed-origins", "https://app.example:8443,http://127.0.0.1"]);
+    const gateway = await gatewayTo(upstream.url, logFile,
+      ["--allowed-hosts", "mcp.internal.test, 127.0.0.1", "--allowed-origins", "https://app.example:8443,http://127.0.0.1"]);
     try {
       const { port } = new URL(gateway.url);
       const status = async (headers) => (await send(gateway.url, "POST", ping(1), headers)).status;
@@ -235,10 +244,8 @@ describe("the gateway, relaying SSE answers", () => {
   const event = (id) => `event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id, result: {} })}\n\n`;
 
   before(async () => {
-    await new Promise((resolve) => upstream.listen(0, "127.0.0.1", resolve));
-    writeFileSync(logFile, "");
     // The upstream's timeout is short, and no --stream-idle-ms: an SSE answer may wait as long as it likes.
-    gateway = await start(gatewayScript, ["--upstream", `http://127.0.0.1:${upstream.address().port}/mcp`, "--log", logFile, "--upstream-timeout-ms", "200"]);
+    gateway = await inFrontOf(upstream, logFile, ["--upstream-timeout-ms", "200"]);
   });
   after(async () => {
     await stop(gateway.child);
@@ -318,13 +325,6 @@ describe("the gateway, relaying SSE answers", () => {
 
 /** The gateway's peak resident memory so far, in KiB, as the kernel counts it. */
 const peakKib = (child) => Number(/^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))[1]);
-
-/** A gateway logging to `logFile` (emptied), in front of `upstream`, a node:http server listened to here. */
-async function inFrontOf(upstream, logFile) {
-  await new Promise((resolve) => upstream.listen(0, "127.0.0.1", resolve));
-  writeFileSync(logFile, "");
-  return start(gatewayScript, ["--upstream", `http://127.0.0.1:${upstream.address().port}/mcp`, "--log", logFile]);
-}
 
 /** A request the filter refuses (it nests deeper than the gateway reads, WIRE-4), with `id`. */
 const tooDeep = (id) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"arguments":${"[".repeat(200)}${"]".repeat(200)}}}`;

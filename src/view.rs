@@ -61,6 +61,30 @@ pub(crate) fn unknown<'a>(
     found
 }
 
+/// Whether a name comes twice among `names`, in time linear (or n log n) in
+/// their number: each of a few is compared with those before it; past
+/// that, they are sorted.
+pub(crate) fn any_twice<'n>(names: impl Iterator<Item = &'n str> + Clone) -> bool {
+    const FEW: usize = 16;
+    let mut few = [""; FEW];
+    for (count, name) in names.clone().enumerate() {
+        if count == FEW {
+            let mut all: Vec<(&str, ())> = names.map(|name| (name, ())).collect();
+            sort_by_name(&mut all);
+            return all
+                .windows(2)
+                .any(|pair| pair.first().map(|p| p.0) == pair.last().map(|p| p.0));
+        }
+        if few.iter().take(count).any(|seen| *seen == name) {
+            return true;
+        }
+        if let Some(slot) = few.get_mut(count) {
+            *slot = name;
+        }
+    }
+    false
+}
+
 /// Sorts members by name, in place, in O(n log n) whatever the input.
 /// Names are unique, so the order is the one order.
 pub(crate) fn sort_by_name<T>(members: &mut [(&str, T)]) {

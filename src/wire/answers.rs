@@ -47,15 +47,7 @@ impl Filter {
         else {
             return Ok(None);
         };
-        let mut names: Vec<(&str, ())> = members
-            .iter()
-            .map(|(name, _)| (name.as_str(), ()))
-            .collect();
-        crate::view::sort_by_name(&mut names);
-        if names
-            .windows(2)
-            .any(|pair| pair.first().map(|p| p.0) == pair.last().map(|p| p.0))
-        {
+        if crate::view::any_twice(members.iter().map(|(name, _)| name.as_str())) {
             return Err(Code::DuplicateMember);
         }
         let mut changes = Vec::new();

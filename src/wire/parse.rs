@@ -149,28 +149,38 @@ impl<'k> Parser<'k> {
     /// Where the value of the member `name` of the object `text` is, when
     /// `text` is JSON and an object with that member (the last, if several).
     pub(crate) fn member(&self, text: &str, name: &str) -> Result<Option<Span>, Syntax> {
-        let members = self.members(text)?.unwrap_or_default();
-        Ok(members
-            .into_iter()
-            .rev()
-            .find(|(found, _)| found == name)
-            .map(|(_, span)| span))
+        let mut found = None;
+        self.each_member(text, |member, span| {
+            if member == name {
+                found = Some(span);
+            }
+        })?;
+        Ok(found)
     }
 
     /// The members of the object `text`, each name (read) with where its
     /// value is, in the order they come; `None` when `text` is JSON but
     /// not an object.
     pub(crate) fn members(&self, text: &str) -> Result<Option<Vec<(String, Span)>>, Syntax> {
+        let mut found = Vec::new();
+        let object =
+            self.each_member(text, |member, span| found.push((member.to_owned(), span)))?;
+        Ok(object.then_some(found))
+    }
+
+    /// Hands each member of the object `text` to `each`, its name read,
+    /// with where its value is, in the order they come; whether `text`
+    /// (JSON, else an error) is an object.
+    fn each_member(&self, text: &str, mut each: impl FnMut(&str, Span)) -> Result<bool, Syntax> {
         let mut reader = Reader::new(text, self);
         reader.ws();
         if reader.peek() != Some(b'{') {
             reader.skip(1)?;
             reader.end()?;
-            return Ok(None);
+            return Ok(false);
         }
         reader.at += 1;
         reader.ws();
-        let mut found = Vec::new();
         if reader.peek() == Some(b'}') {
             reader.at += 1;
         } else {
@@ -181,11 +191,13 @@ impl<'k> Parser<'k> {
                 reader.ws();
                 let start = reader.at;
                 reader.skip(2)?;
-                let span = Span {
-                    start,
-                    end: reader.at,
-                };
-                found.push((reader.doc.str(member).to_owned(), span));
+                each(
+                    reader.doc.str(member),
+                    Span {
+                        start,
+                        end: reader.at,
+                    },
+                );
                 reader.ws();
                 match reader.next_byte() {
                     Some(b',') => reader.ws(),
@@ -195,7 +207,7 @@ impl<'k> Parser<'k> {
             }
         }
         reader.end()?;
-        Ok(Some(found))
+        Ok(true)
     }
 
     /// Whether the members of an object read as `parent` that no place
@@ -380,27 +392,7 @@ impl<'a, 'k> Reader<'a, 'k> {
     }
 }
 
-/// Whether a name comes twice among `names`, in time linear (or n log n) in
-/// their number: each of a few is compared with those before it; past
-/// that, they are sorted.
+/// Whether a name comes twice among `names`, read in `doc`.
 fn duplicated(names: impl Iterator<Item = Str> + Clone, doc: &Doc) -> bool {
-    const FEW: usize = 16;
-    let mut few = [""; FEW];
-    for (count, name) in names.clone().enumerate() {
-        let name = doc.str(name);
-        if count == FEW {
-            let mut all: Vec<(&str, ())> = names.map(|name| (doc.str(name), ())).collect();
-            crate::view::sort_by_name(&mut all);
-            return all
-                .windows(2)
-                .any(|pair| pair.first().map(|p| p.0) == pair.last().map(|p| p.0));
-        }
-        if few.iter().take(count).any(|seen| *seen == name) {
-            return true;
-        }
-        if let Some(slot) = few.get_mut(count) {
-            *slot = name;
-        }
-    }
-    false
+    crate::view::any_twice(names.map(|name| doc.str(name)))
 }
