@@ -41,6 +41,7 @@ class Outcome {
   /** The messages part of the core's answer (binding/answer.rs `messages`), until read. */
   #kept;
   #ids;
+  #turns;
   #places;
   #oneLine;
 
@@ -55,10 +56,12 @@ class Outcome {
     const answer = new Answer(this.#kept, 0);
     const accounts = [];
     this.#ids = [];
+    this.#turns = [];
     this.#places = [];
     for (let n = answer.u32(); n > 0; n--) {
       accounts.push(answer.str());
       this.#ids.push(answer.opt());
+      this.#turns.push(answer.opt());
       const line = answer.u8();
       this.#places.push(line === LINE.refused ? undefined : [answer.u32(), answer.u32(), line === LINE.spread]);
     }
@@ -74,6 +77,11 @@ class Outcome {
   get ids() {
     this.#read();
     return this.#ids;
+  }
+
+  get turns() {
+    this.#read();
+    return this.#turns;
   }
 
   /** The text of a message in what goes on, `[start, tail]` units from its ends, on one line. */
@@ -193,6 +201,21 @@ export class Answer {
     const kept = this.bytes.slice(this.at, this.at + size);
     this.at += size;
     return verdict === VERDICT.rejected ? new Rejected(kept, text, status, replies) : new Forwarded(kept, text, replies, oneLine);
+  }
+
+  /**
+   * What `filter.echo` made of `answer` (binding/answer.rs `echoed`): the
+   * very value given, the rewritten answer of its type, or undefined.
+   */
+  echoed(answer) {
+    const verdict = this.u8();
+    if (verdict === VERDICT.asItCame) return answer;
+    if (verdict === VERDICT.rejected) return undefined;
+    if (typeof answer === "string") return this.str();
+    const length = this.u32();
+    const bytes = this.bytes.slice(this.at, this.at + length);
+    this.at += length;
+    return bytes;
   }
 
   /** What a piece of a capture came to (binding/answer.rs `line`). */

@@ -327,6 +327,19 @@ impl Answer<'_> {
     /// A filter's outcome: what to do with the body, the filter's answers,
     /// and each message's account with where it stands in what goes on, in
     /// UTF-16 code units when the body came as a JS string (`utf16`), else bytes.
+    /// What `Filter::echo` made of an answer: the answer as it came, its new
+    /// text, or (`Rejected`) no answer the echo could read.
+    pub(super) fn echoed(&mut self, echoed: Option<&Cow<'_, str>>) {
+        match echoed {
+            Some(Cow::Borrowed(_)) => self.u8(VerdictKind::AsItCame as u8),
+            Some(Cow::Owned(text)) => {
+                self.u8(VerdictKind::Rewritten as u8);
+                self.str(text);
+            }
+            None => self.u8(VerdictKind::Rejected as u8),
+        }
+    }
+
     pub(super) fn outcome(&mut self, outcome: &Outcome, utf16: bool) {
         match &outcome.verdict {
             Verdict::Forward { body, replies } => {
@@ -357,6 +370,7 @@ impl Answer<'_> {
         for (seen, place) in outcome.messages.iter().zip(places) {
             self.str(&seen.json());
             self.opt(seen.id_text.as_deref());
+            self.opt(seen.turn.as_deref());
             let text = seen.forwarded.clone().and_then(|at| forwarded.get(at));
             match place {
                 Some((start, tail)) => {

@@ -64,11 +64,12 @@ enum Op {
     CheckPiece,
     CheckEnd,
     Visible,
+    Echo,
 }
 
 impl Op {
     /// Every op, by its code.
-    const ALL: [Op; 17] = [
+    const ALL: [Op; 18] = [
         Op::Validate,
         Op::Sanitize,
         Op::StampInitiator,
@@ -86,6 +87,7 @@ impl Op {
         Op::CheckPiece,
         Op::CheckEnd,
         Op::Visible,
+        Op::Echo,
     ];
 }
 
@@ -239,6 +241,7 @@ fn call((records, strings, values): (&[u8], &[u8], &[u8]), answer: &mut Answer) 
         Some(Op::CreateCheck) => create_check(&mut tape, answer),
         Some(Op::CheckPiece | Op::CheckEnd) => check(op, &mut tape, answer),
         Some(Op::Visible) => visible(&mut tape, answer),
+        Some(Op::Echo) => echo_op(&mut tape, answer),
         Some(op) => object_op(op, &mut tape),
         None => return MALFORMED,
     };
@@ -444,7 +447,8 @@ fn object_op(op: Op, tape: &mut Tape) -> Result<Reply, Fault> {
         | Op::CreateCheck
         | Op::CheckPiece
         | Op::CheckEnd
-        | Op::Visible => {
+        | Op::Visible
+        | Op::Echo => {
             return Err(Fault::Malformed);
         }
     })
@@ -534,6 +538,24 @@ fn visible(tape: &mut Tape, answer: &mut Answer) -> Result<Reply, Fault> {
     })
 }
 
+/// `filter.echo(answer, forwarded)` of the filter whose handle the tape
+/// holds, on the answer in the body's area, the turns of the outcome it
+/// answers following: the answer as
+/// it came, rewritten, or unreadable (`Rejected`), written to `answer`.
+fn echo_op(tape: &mut Tape, answer: &mut Answer) -> Result<Reply, Fault> {
+    let (handle, length) = (number(tape)?, number(tape)?);
+    let turns = tape.whole()?;
+    FILTERS.with_borrow(|filters| {
+        BODY_AREA.with_borrow(|body| {
+            let filter = filters.get(handle as usize).ok_or(Fault::Malformed)?;
+            let body = body.get(..length as usize).ok_or(Fault::Malformed)?;
+            let notes = turns.tree().items().filter_map(|turn| turn.str());
+            answer.echoed(filter.echo(body, notes).as_ref());
+            Ok(Reply::Filtered)
+        })
+    })
+}
+
 /// `filter(body, context)` of the filter whose handle the tape holds, on
 /// the body in its area (and whether it came as a JS string): the
 /// outcome, written to `answer`.
@@ -570,6 +592,7 @@ fn first_read(op: Op) -> u8 {
         | Op::CreateCheck
         | Op::CheckPiece
         | Op::CheckEnd
-        | Op::Visible => 0,
+        | Op::Visible
+        | Op::Echo => 0,
     }
 }

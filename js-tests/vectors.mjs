@@ -7,6 +7,11 @@ function filtered(out) {
   return "reject" in out ? { reject: out.reject, status: out.status, messages } : { forward: out.forward, replies: out.replies, messages };
 }
 
+/** `answer` echoed after `filter` forwarded `body`, in the vectors' shape: `null` where the echo could not read it. */
+function echoed(filter, body, answer) {
+  return { answer: filter.echo(answer, filter(body)) ?? null };
+}
+
 /** Calls the API (the main entry and mcp-provenance/gateway) as the vector says and returns the output in the vectors' shape. */
 export function runVector(api, vector) {
   const { op, input, options } = vector;
@@ -23,6 +28,7 @@ export function runVector(api, vector) {
       case "isValidMetaKey": return api.isValidMetaKey(input);
       case "isReservedMetaKey": return api.isReservedMetaKey(input);
       case "filter": return filtered(api.createFilter(options)(input, vector.context));
+      case "filterEcho": return echoed(api.createFilter(options), input, vector.answer);
       default: throw new Error(`unknown op ${op} in vector ${vector.id}`);
     }
   } catch (error) {

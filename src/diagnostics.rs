@@ -55,7 +55,7 @@ string_enum! {
     /// use mcp_provenance::Rule;
     ///
     /// assert_eq!(Rule::Ai13.as_str(), "AI-13");
-    /// assert_eq!(Rule::ALL.len(), 43);
+    /// assert_eq!(Rule::ALL.len(), 44);
     /// ```
     pub enum Rule {
         /// `validate` takes any value and reports what is not a JSON-RPC message.
@@ -144,6 +144,8 @@ string_enum! {
         Wire5 => "WIRE-5",
         /// Redacting, a bare `_meta.userIntent` refuses its request.
         Wire6 => "WIRE-6",
+        /// On the way back, a result echoes its request's `turnId` alone.
+        Wire7 => "WIRE-7",
     }
 }
 
@@ -319,9 +321,13 @@ impl Rule {
             Rule::Cor1 | Rule::Cor2 => Must,
             Rule::Cor3 | Rule::Cor4 => Should,
             Rule::Cor5 => May,
-            Rule::Wire1 | Rule::Wire2 | Rule::Wire3 | Rule::Wire4 | Rule::Wire5 | Rule::Wire6 => {
-                Must
-            }
+            Rule::Wire1
+            | Rule::Wire2
+            | Rule::Wire3
+            | Rule::Wire4
+            | Rule::Wire5
+            | Rule::Wire6
+            | Rule::Wire7 => Must,
         }
     }
 }

@@ -155,6 +155,21 @@ fn run(vector: &Vector) -> Value {
             out["messages"] = serde_json::to_value(&outcome.messages).expect("serializes");
             out
         })),
+        "filterEcho" => output(Filter::from_value(options).map(|filter| {
+            let body = input
+                .as_str()
+                .expect("an echo vector's input is a body's text");
+            let answer = vector
+                .field("answer")
+                .as_str()
+                .expect("and its answer a text");
+            let outcome = filter.filter(body.as_bytes(), &FilterContext::default());
+            let turns = outcome
+                .messages
+                .iter()
+                .filter_map(|seen| seen.turn.as_deref());
+            json!({"answer": filter.echo(answer.as_bytes(), turns)})
+        })),
         "isValidMetaKey" => json!(is_valid_meta_key(
             input.as_str().expect("a key vector's input is a string")
         )),

@@ -1,6 +1,9 @@
 //! The wire filter on any bytes, under three sets of options: an outcome,
 //! never a panic; when nothing was refused or changed, what goes on is the
 //! input itself, and every message's account can be written as a line.
+//! The same bytes, read as the server's answer to themselves, are echoed
+//! (WIRE-7): an answer or `None`, never a panic, and what comes back is
+//! JSON the echo reads again to itself (echoing twice changes nothing).
 #![no_main]
 
 use std::sync::OnceLock;
@@ -35,5 +38,10 @@ fuzz_target!(|data: &[u8]| {
             }
         }
         assert_eq!(outcome.lines().len(), outcome.messages.len());
+        let turns: Vec<&str> = outcome.messages.iter().filter_map(|seen| seen.turn.as_deref()).collect();
+        if let Some(echoed) = filter.echo(data, turns.iter().copied()) {
+            let again = filter.echo(echoed.as_bytes(), turns.iter().copied());
+            assert_eq!(again.as_deref(), Some(echoed.as_ref()));
+        }
     }
 });

@@ -86,6 +86,11 @@ interface Accounted {
    * string or a number and not in doubt: what a gateway's own answer to it names, exactly.
    */
   readonly ids: (string | undefined)[];
+  /**
+   * For each request that goes on, a note (JSON text) of its id and the `turnId` it carried: what
+   * {@link Filter.echo} writes into the answer to it. Undefined for every other message.
+   */
+  readonly turns: (string | undefined)[];
 }
 
 /** Something goes on: send `forward` upstream, and add `replies` to the upstream's answer. */
@@ -102,11 +107,29 @@ export interface Reject extends Accounted {
   readonly status: 400 | 413 | 415 | 200 | 202;
 }
 
-/**
- * Filters one HTTP request body; never throws on what the body holds (a `TypeError` with code
- * `invalid-type` when `body` is neither a string nor a `Uint8Array`).
- */
-export type Filter = <B extends Body>(body: B, context?: FilterContext) => Forward<B> | Reject;
+/** A filter, made by {@link createFilter}. */
+export interface Filter {
+  /**
+   * Filters one HTTP request body; never throws on what the body holds (a `TypeError` with code
+   * `invalid-type` when `body` is neither a string nor a `Uint8Array`).
+   */
+  <B extends Body>(body: B, context?: FilterContext): Forward<B> | Reject;
+  /**
+   * The server's answer to a forwarded body (a JSON body, or the `data` of one event of an event
+   * stream: a message or a batch) with each result carrying the `turnId` of the request it answers
+   * in `result._meta[key]`, and nothing else of the envelope (AI-11); the member removed where the
+   * request carried no `turnId`. Of the type given, and the very value when nothing changed (answers
+   * to other requests, errors, notifications). Undefined when the answer is not JSON the echo can
+   * read: never pass that on, answer the requests yourself. Every other byte stays as it came.
+   * @example
+   * const out = filter(body);
+   * if ("forward" in out) {
+   *   const answer = await upstream(out.forward);
+   *   const echoed = filter.echo(answer, out) ?? failed(out.ids);
+   * }
+   */
+  echo<A extends Body>(answer: A, forwarded: Forward): A | undefined;
+}
 
 /**
  * A filter for the request bodies a gateway passes on, its options bound and checked once (a

@@ -18,9 +18,9 @@ function oneLine(text) {
   }, (answer) => answer.str());
 }
 
-/** A `TypeError` with a code, for a body that is neither text nor bytes. */
+/** A `TypeError` with a code, for a body or answer that is neither text nor bytes. */
 function notABody() {
-  const error = new TypeError("a filter takes a body as a string or a Uint8Array");
+  const error = new TypeError("a filter takes a body (and echo an answer) as a string or a Uint8Array");
   error.code = "invalid-type";
   return error;
 }
@@ -113,17 +113,39 @@ export function createFilter(options) {
   // What was read and checked, kept to make the filter again in a module
   // that restarted after a trap (the caller's object may have changed since).
   const kept = first.from;
-  return function filter(body, context) {
-    if (typeof body !== "string" && !(body instanceof Uint8Array)) throw notABody();
+  /** The filter's handle in the module as it is now (made again after a restart). */
+  const current = () => {
     if (instance() !== madeFor) {
       handle = make(kept).handle;
       madeFor = instance();
     }
+    return handle;
+  };
+  function filter(body, context) {
+    if (typeof body !== "string" && !(body instanceof Uint8Array)) throw notABody();
     return call("Filter", (w) => {
-      w.whole(handle);
+      w.whole(current());
       w.whole(w.body(body));
       w.whole(typeof body === "string");
       w.whole(context);
     }, (answer) => answer.outcome(body, oneLine));
+  }
+  filter.echo = function echo(answer, forwarded) {
+    if (typeof answer !== "string" && !(answer instanceof Uint8Array)) throw notABody();
+    const turns = forwarded?.turns;
+    if (!Array.isArray(turns)) throw notAnOutcome();
+    return call("Echo", (w) => {
+      w.whole(current());
+      w.whole(w.body(answer));
+      w.whole(turns.filter((turn) => typeof turn === "string"));
+    }, (reply) => reply.echoed(answer));
   };
+  return filter;
+}
+
+/** A `TypeError` with a code, for an echo given no outcome of the filter's. */
+function notAnOutcome() {
+  const error = new TypeError("echo takes the outcome the filter returned for the request body");
+  error.code = "invalid-type";
+  return error;
 }

@@ -230,6 +230,8 @@ class _Outcome(TypedDict):
     replies: List[str]
     lines: List[str]
     ids: List[Union[str, None]]
+    #: For each request that goes on, what ``Filter.echo`` writes into the answer to it (AI-11).
+    turns: List[Union[str, None]]
     messages: List[MessageAccount]
 
 

@@ -53,13 +53,7 @@ impl PyFilter {
             Some(text) => encoded(text)?,
             None => match body.cast::<PyBytes>() {
                 Ok(bytes) => Cow::Borrowed(bytes.as_bytes()),
-                Err(_) => {
-                    let error = Error::new(
-                        crate::Code::InvalidType,
-                        "the body must be bytes or str".to_owned(),
-                    );
-                    return Err(raise(py, &error));
-                }
+                Err(_) => return Err(invalid(py, "the body must be bytes or str")),
             },
         };
         let filter = &self.0;
@@ -101,9 +95,81 @@ impl PyFilter {
             .map(|seen| seen.id_text.as_deref())
             .collect();
         out.set_item("ids", ids)?;
+        let turns: Vec<Option<&str>> = outcome
+            .messages
+            .iter()
+            .map(|seen| seen.turn.as_deref())
+            .collect();
+        out.set_item("turns", turns)?;
         out.set_item("messages", write::serialized(py, &outcome.messages)?)?;
         Ok(out)
     }
+
+    /// A server's answer to a forwarded body (a JSON body, or one event's
+    /// `data`; `bytes` or `str`) with each result carrying the `turnId` of
+    /// the request it answers, and nothing else of the envelope (AI-11):
+    /// the answer of the type given, the very object when nothing changed;
+    /// `None` when it is not JSON the echo can read (answer the requests
+    /// yourself then: never pass on what was not checked). `forwarded` is
+    /// the outcome the filter returned for the request body.
+    ///
+    /// >>> from mcp_provenance import Filter
+    /// >>> echo = Filter()
+    /// >>> out = echo(b'{"id":7,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/aiInvocation":{"turnId":"t-1","model":{"name":"m"}}}}}')
+    /// >>> echo.echo(b'{"id":7,"result":{"content":[]}}', out)
+    /// b'{"id":7,"result":{"content":[],"_meta":{"io.modelcontextprotocol/aiInvocation":{"turnId":"t-1"}}}}'
+    /// >>> echo.echo(b'{"id":', out) is None
+    /// True
+    fn echo<'py>(
+        &self,
+        py: Python<'py>,
+        answer: &Bound<'py, PyAny>,
+        forwarded: &Bound<'py, PyAny>,
+    ) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let text = answer.cast::<PyString>().ok();
+        let bytes = match &text {
+            Some(text) => encoded(text)?,
+            None => match answer.cast::<PyBytes>() {
+                Ok(bytes) => Cow::Borrowed(bytes.as_bytes()),
+                Err(_) => return Err(invalid(py, "the answer must be bytes or str")),
+            },
+        };
+        let turns: Vec<Option<String>> = forwarded
+            .get_item("turns")
+            .and_then(|turns| turns.extract())
+            .map_err(|_| {
+                invalid(
+                    py,
+                    "echo takes the outcome the filter returned for the request body",
+                )
+            })?;
+        let filter = &self.0;
+        // The answer's new text; `Some(None)` when it goes on as it came.
+        let echoed = py.detach(|| {
+            filter
+                .echo(&bytes, turns.iter().flatten().map(String::as_str))
+                .map(|echoed| match echoed {
+                    Cow::Borrowed(_) => None,
+                    Cow::Owned(text) => Some(text),
+                })
+        });
+        Ok(match echoed {
+            None => None,
+            Some(None) => Some(answer.clone()),
+            Some(Some(out)) => Some(match text {
+                Some(_) => PyString::new(py, &out).into_any(),
+                None => PyBytes::new(py, out.as_bytes()).into_any(),
+            }),
+        })
+    }
+}
+
+/// A `TypeError` with the code `invalid-type`.
+fn invalid(py: Python<'_>, message: &str) -> PyErr {
+    raise(
+        py,
+        &Error::new(crate::Code::InvalidType, message.to_owned()),
+    )
 }
 
 /// A `str` body's UTF-8; one holding a lone surrogate as the bytes it would

@@ -36,6 +36,13 @@ def filtered(vector: Dict[str, Any]) -> Dict[str, Any]:
     return {"forward": out["forward"].decode(), "replies": out["replies"], "messages": out["messages"]}
 
 
+def echoed(vector: Dict[str, Any]) -> Dict[str, Any]:
+    """An answer echoed after the filter forwarded the vector's body, in the vectors' shape."""
+    echo = mp.Filter(vector.get("options"))
+    answer = echo.echo(vector["answer"].encode(), echo(vector["input"].encode()))
+    return {"answer": None if answer is None else answer.decode()}
+
+
 OPS: Dict[str, Callable[[Dict[str, Any]], Any]] = {
     "validate": lambda v: mp.validate(v["input"], v.get("options")),
     "sanitize": lambda v: mp.sanitize(v["input"], v.get("options")),
@@ -48,6 +55,7 @@ OPS: Dict[str, Callable[[Dict[str, Any]], Any]] = {
     "isValidMetaKey": lambda v: mp.is_valid_meta_key(v["input"]),
     "isReservedMetaKey": lambda v: mp.is_reserved_meta_key(v["input"]),
     "filter": filtered,
+    "filterEcho": echoed,
 }
 
 

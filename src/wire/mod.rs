@@ -1,5 +1,5 @@
 //! The wire filter: from the bytes a gateway receives to the bytes it
-//! forwards, in one operation (WIRE-1..WIRE-6).
+//! forwards, in one operation (WIRE-1..WIRE-7).
 //!
 //! A gateway holds bytes, not objects, and what it promises is about the
 //! bytes the server will read. [`Filter::filter`] reads a body once, strictly
@@ -20,6 +20,7 @@ mod outcome;
 mod parse;
 mod patch;
 mod scan;
+mod turns;
 
 pub use args::{CHECK_USAGE, CheckCommand, MAX_LINE_BOUND, USAGE};
 pub use check::{Capture, Check, Counts, MAX_LINE_BYTES, NOTHING_CHECKED, Printed};
@@ -308,6 +309,13 @@ impl Filter {
                 }
             },
         };
+        if refused.is_ok() && kind == MessageKind::Request && pass.wants == Wants::Everything {
+            looked.seen.turn = looked
+                .seen
+                .id_text
+                .as_deref()
+                .map(|id| self.turn_note(id, &views));
+        }
         if let Err(code) = refused {
             looked.seen.refused = Some(code);
             if code != Code::InvalidRequest {

@@ -87,6 +87,11 @@ pub struct Seen {
     /// gateway's own answer to it names.
     #[serde(skip)]
     pub id_text: Option<String>,
+    /// For a request that goes on, what an answer to it echoes (AI-11): a
+    /// note of its id and of the `turnId` each of its envelopes carried, as
+    /// JSON text, for [`Filter::echo`](super::Filter::echo).
+    #[serde(skip)]
+    pub turn: Option<String>,
 }
 
 impl Seen {
@@ -119,6 +124,7 @@ impl Seen {
             changes: Vec::new(),
             forwarded: None,
             id_text: None,
+            turn: None,
         }
     }
 }
