@@ -22,8 +22,9 @@ test: setup lint build setup-debian
 	$(MAKE) fuzz FUZZ_SECONDS=20
 
 # The Python package (python/): its abi3 wheel built with maturin (from
-# PyPI) into target/wheels, installed into a fresh virtual environment with
-# what its tests run with (python/tests/requirements.txt).
+# PyPI) into target/wheels, installed with its extras (so that they are
+# known to resolve) into a fresh virtual environment with what its tests
+# run with (python/tests/requirements.txt).
 PY_BUILD := target/python/build
 PY_TEST := target/python/test
 python-wheel:
@@ -31,12 +32,13 @@ python-wheel:
 	rm -rf target/wheels $(PY_TEST)
 	cd python && ../$(PY_BUILD)/bin/maturin build --release --out ../target/wheels
 	python3 -m venv $(PY_TEST)
-	$(PY_TEST)/bin/pip install -q target/wheels/mcp_provenance-*.whl -r python/tests/requirements.txt
+	$(PY_TEST)/bin/pip install -q "$$(echo target/wheels/mcp_provenance-*.whl)[fastmcp,mcp,otel]" -r python/tests/requirements.txt
 
 # The Python tests, against the installed wheel: every vector, the
-# middleware under FastMCP's and the SDK's own clients, the docstrings'
-# examples, mypy --strict.
-python-test: python-wheel
+# middlewares under FastMCP's and the SDK's own clients, the docstrings'
+# examples, mypy --strict. The npm package is built first: the OpenTelemetry
+# test holds the Python sink's attributes to the npm entry's.
+python-test: build python-wheel
 	$(PY_TEST)/bin/python -m unittest discover -s python/tests -t python/tests -v
 
 # The figures of the README's performance section: the package against what

@@ -23,8 +23,13 @@ from mcp_provenance import (
     stamp_initiator,
     validate,
 )
+from opentelemetry.sdk.trace import TracerProvider
+
+from mcp_provenance.asgi import AccountSink, Receive, Scope, Send
+from mcp_provenance.asgi import ProvenanceMiddleware as AsgiMiddleware
 from mcp_provenance.fastmcp import ProvenanceMiddleware
 from mcp_provenance.mcp import provenance_middleware
+from mcp_provenance.otel import otel_account_sink, otel_attributes, otel_sink, parent_span_context
 from mcp_provenance.types import AiInvocation, AuditRecord, Change, Diagnostic, MessageAccount, Policy, Report
 
 policy: Policy = {"userIntent": "redact", "maxIntentBytes": 512, "correlationKeys": {"acme/conversation": "conversation"}}
@@ -64,3 +69,28 @@ def keep(record: AuditRecord, request: Dict[str, Any]) -> None:
 
 fastmcp_middleware = ProvenanceMiddleware(audit=keep, policy=policy)
 sdk_middleware = provenance_middleware(audit=keep, echo=False)
+
+
+# The envelope a client attaches to `call_tool(..., meta=...)`.
+meta = attach_invocation({"method": "tools/call"}, invocation)["params"]["_meta"]
+
+# OpenTelemetry: the attributes of a record, its caller's span, and sinks for each middleware.
+attributes = otel_attributes(record, free_text=True)
+parent = parent_span_context(record)
+ProvenanceMiddleware(audit=otel_sink(TracerProvider(), free_text=True))
+provenance_middleware(audit=otel_sink())
+
+
+async def asgi_app(scope: Scope, receive: Receive, send: Send) -> None:
+    await send({"type": "http.response.start", "status": 202, "headers": []})
+
+
+def keep_account(account: MessageAccount, line: str) -> None:
+    print(account["kind"], account.get("record", {}).get("method"), len(line))
+
+
+sink: AccountSink = keep_account
+guarded = AsgiMiddleware(asgi_app, policy={"userIntent": "redact"}, audit=sink, paths=["/mcp", "/servers/*/mcp"],
+                         lift_legacy=True, max_batch=100, max_depth=64, max_body_bytes=1 << 20, echo=True)
+echoing: bool = guarded.echo
+AsgiMiddleware(asgi_app, audit=otel_account_sink(TracerProvider()))
