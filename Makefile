@@ -36,7 +36,9 @@ python-wheel:
 
 # The Python tests, against the installed wheel: every vector, the
 # middlewares under FastMCP's and the SDK's own clients, the docstrings'
-# examples, mypy --strict. The npm package is built first: the OpenTelemetry
+# examples, mypy --strict, and ContextForge 1.1.0 started as its README
+# says in front of a FastMCP server (its own Python 3.12 venv in
+# target/contextforge, kept across runs). The npm package is built first: the OpenTelemetry
 # test holds the Python sink's attributes to the npm entry's.
 python-test: build python-wheel
 	$(PY_TEST)/bin/python -m unittest discover -s python/tests -t python/tests -v
@@ -125,9 +127,11 @@ setup-wasm: setup
 # tool's own fails on these machines), Xvfb for the headed ones, GNU time
 # for the peak memory the CLI tests measure (a launcher's own memory would
 # count in any other), and Valgrind, whose instruction counts are the work
-# tests/growth.rs compares (the same on every run, where times are not).
+# tests/growth.rs compares (the same on every run, where times are not),
+# and patch, which applies upstream/contextforge/'s change to ContextForge
+# 1.1.0 for the plugin's test.
 setup-debian:
-	@command -v chromium >/dev/null 2>&1 && test -x /usr/bin/time && command -v Xvfb >/dev/null 2>&1 && command -v valgrind >/dev/null 2>&1 || { apt-get update && apt-get install -y --no-install-recommends chromium time xvfb valgrind; }
+	@command -v chromium >/dev/null 2>&1 && test -x /usr/bin/time && command -v Xvfb >/dev/null 2>&1 && command -v valgrind >/dev/null 2>&1 && command -v patch >/dev/null 2>&1 || { apt-get update && apt-get install -y --no-install-recommends chromium time xvfb valgrind patch; }
 
 node_modules: package.json package-lock.json
 	npm ci --no-audit --no-fund

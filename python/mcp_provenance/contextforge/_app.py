@@ -1,0 +1,186 @@
+"""``mcp_provenance.contextforge:app``: ContextForge's own app (``mcpgateway.main:app``)
+with :class:`~mcp_provenance.asgi.ProvenanceMiddleware` in front of every endpoint where
+it takes MCP messages, configured from the environment:
+
+- ``MCP_PROVENANCE_OPTIONS``: the path of a JSON document, the filter's options as in every
+  runtime (``{"policy": {"userIntent": "redact"}}``; members ``policy``, ``liftLegacy``,
+  ``invocationKeys``, ``uiKeys``, ``maxBatch``, ``maxDepth``);
+- ``MCP_PROVENANCE_AUDIT``: the path of a file each message's account is appended to, the
+  filter's own line (one line of JSON: the account, with its audit record, and the message
+  as forwarded), one ``write`` each, so that the lines of every worker stay whole.
+
+Both are required: a gateway that was meant to redact and record must not start without
+doing so. A setting missing or wrong stops the start with one line on stderr that says which
+and why, and exit status 3, which uvicorn and gunicorn take for a worker that can never
+start: they stop, instead of starting it again. It is checked before ContextForge loads.
+"""
+
+# ContextForge is not installed where the package's types are checked (the tests' environment).
+# mypy: disable-error-code="import-not-found"
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import sys
+from typing import Any, Dict, List, Mapping, NoReturn, Tuple
+
+from .._asgi_answer import Send
+from .._asgi_witnessed import Scope
+from .._native import Filter
+from ..asgi import App, ProvenanceMiddleware, Receive
+from ..errors import ProvenanceError, ProvenanceValueError
+from ..types import MessageAccount
+
+#: The variable naming the filter's options document.
+OPTIONS_VARIABLE = "MCP_PROVENANCE_OPTIONS"
+#: The variable naming the file each message's account is appended to.
+AUDIT_VARIABLE = "MCP_PROVENANCE_AUDIT"
+
+#: The exit status of a worker that cannot start, to uvicorn's and gunicorn's supervisors.
+STARTUP_FAILURE = 3
+
+#: Each member of the options document, as the middleware names it.
+KEYWORDS = {"policy": "policy", "liftLegacy": "lift_legacy", "invocationKeys": "invocation_keys",
+            "uiKeys": "ui_keys", "maxBatch": "max_batch", "maxDepth": "max_depth"}
+
+#: Where ContextForge 1.1.0 takes MCP messages, relative to its root path, each with any
+#: number of trailing slashes (it strips them all): ``/rpc``; its Streamable HTTP mount,
+#: ``/mcp`` and everything under it (it serves ``/mcp//``, ``/mcp/sse`` and ``/mcp/message``
+#: as ``/mcp``); a virtual server's ``/servers/<id>/mcp`` and its alias
+#: ``/v1/virtual-servers/<id>/mcp``; an MCP App's ``/appbridge/sessions/<id>/rpc``. Its SSE
+#: and WebSocket transports pass each request to ``/rpc`` over loopback, through this app.
+MCP_PATHS = re.compile(r"/(?:rpc|mcp(?:/.*)?|(?:servers|v1/virtual-servers)/[^/]+/mcp(?:/.*)?"
+                       r"|appbridge/sessions/[^/]+/rpc)/*", re.DOTALL)
+
+#: What each variable names, for the message that says it is missing.
+_SETTINGS = {OPTIONS_VARIABLE: "the filter's options, a JSON document such as {\"policy\": {\"userIntent\": \"redact\"}}",
+             AUDIT_VARIABLE: "the file the audit records are appended to, a JSON line each"}
+
+LOGGER = logging.getLogger("mcp_provenance")
+
+
+class JsonLines:
+    """An ``audit`` for the middleware: appends each account's line to the file at ``path``
+    (made, owner-only, if missing), in one ``write`` on a descriptor opened to append, so
+    that the lines of several workers never interleave; opened anew each time, so that the
+    file can be rotated. What cannot be written raises, and the middleware refuses the body.
+
+    Made, it opens the file once, so that a path it cannot write fails now, not on a request.
+    """
+
+    def __init__(self, path: str) -> None:
+        # Where the file is when the gateway starts, wherever the process is later.
+        self.path = os.path.abspath(path)
+        self._append(b"")
+
+    def __call__(self, account: MessageAccount, line: str) -> None:
+        self._append(line.encode("utf-8") + b"\n")
+
+    def _append(self, data: bytes) -> None:
+        descriptor = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            written = os.write(descriptor, data)
+        finally:
+            os.close(descriptor)
+        if written != len(data):
+            raise OSError(f"{self.path}: {written} of {len(data)} bytes written")
+
+
+def configured(environ: Mapping[str, str]) -> Tuple[Dict[str, Any], JsonLines]:
+    """The middleware's keyword arguments from the options document, and the audit sink;
+    raises :class:`~mcp_provenance.ProvenanceError` saying which setting is wrong and why."""
+    for variable in (OPTIONS_VARIABLE, AUDIT_VARIABLE):
+        if not environ.get(variable):
+            raise ProvenanceValueError(
+                f"{variable} is not set: it names {_SETTINGS[variable]} (in .env, start with --env-file .env)",
+                "missing-setting")
+    path = environ[OPTIONS_VARIABLE]
+    try:
+        with open(path, "rb") as document:
+            options = json.loads(document.read().decode("utf-8"), object_pairs_hook=_members,
+                                 parse_constant=_no_constant)
+        if options is None:
+            # The filter takes no options as its defaults; a document says what it wants.
+            raise ValueError("filter options must be an object, not null")
+        # The filter checks every member and value, and names what it does not know.
+        Filter(options)
+    except OSError as bad:
+        raise ProvenanceValueError(f"{OPTIONS_VARIABLE} ({path}): {bad.strerror or bad}", "unreadable-options") from None
+    except (ValueError, ProvenanceError) as bad:
+        code = bad.code if isinstance(bad, ProvenanceError) else "invalid-options"
+        raise ProvenanceValueError(f"{OPTIONS_VARIABLE} ({path}): {bad}", code) from None
+    audit = environ[AUDIT_VARIABLE]
+    try:
+        sink = JsonLines(audit)
+    except OSError as bad:
+        raise ProvenanceValueError(f"{AUDIT_VARIABLE} ({audit}): {bad.strerror or bad}", "unwritable-audit") from None
+    return {KEYWORDS[name]: value for name, value in options.items()}, sink
+
+
+def _members(pairs: List[Tuple[str, Any]]) -> Dict[str, Any]:
+    """An object of the document; a member named twice is refused, not guessed."""
+    members: Dict[str, Any] = {}
+    for name, value in pairs:
+        if name in members:
+            raise ValueError(f"the member {json.dumps(name)} is named twice")
+        members[name] = value
+    return members
+
+
+def _no_constant(name: str) -> NoReturn:
+    """``NaN``, ``Infinity`` and ``-Infinity``, which Python's JSON reads and JSON has not."""
+    raise ValueError(f"{name} is not JSON")
+
+
+class Gateway:
+    """ContextForge's app, each request to an MCP path (:data:`MCP_PATHS`, after
+    ContextForge's root path, where one is set) through ``filtered`` first."""
+
+    def __init__(self, contextforge: App, filtered: App, root_path: str) -> None:
+        self._contextforge = contextforge
+        self._filtered = filtered
+        self._root_path = root_path.rstrip("/")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and self.takes_mcp(scope):
+            await self._filtered(scope, receive, send)
+        else:
+            await self._contextforge(scope, receive, send)
+
+    def takes_mcp(self, scope: Scope) -> bool:
+        """Whether ContextForge would take the request as MCP messages: its path, as it
+        came or without the root path ContextForge strips from it (the server's or its own
+        ``APP_ROOT_PATH``), is one of :data:`MCP_PATHS`."""
+        path: str = scope["path"]
+        if MCP_PATHS.fullmatch(path):
+            return True
+        for root in (str(scope.get("root_path") or "").rstrip("/"), self._root_path):
+            if root and path.startswith(root + "/") and MCP_PATHS.fullmatch(path[len(root):]):
+                return True
+        return False
+
+
+def _stopped(bad: ProvenanceError) -> NoReturn:
+    """Stops the worker's start, saying why on one line."""
+    sys.stderr.write(f"mcp_provenance.contextforge: {bad}\n")
+    sys.stderr.flush()
+    raise SystemExit(STARTUP_FAILURE)
+
+
+try:
+    _keywords, _sink = configured(os.environ)
+except ProvenanceError as _bad:
+    _stopped(_bad)
+
+# Loaded only now that the settings hold: ContextForge's import builds its whole server.
+from mcpgateway.config import settings  # noqa: E402
+from mcpgateway.main import app as contextforge  # noqa: E402
+
+#: ContextForge's app, behind the middleware on its MCP endpoints.
+app = Gateway(contextforge, ProvenanceMiddleware(contextforge, audit=_sink, **_keywords), settings.app_root_path)
+
+LOGGER.info("provenance: MCP endpoints filtered with the options of %s, accounts appended to %s",
+            os.environ[OPTIONS_VARIABLE], _sink.path)

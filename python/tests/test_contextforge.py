@@ -1,0 +1,327 @@
+"""ContextForge 1.1.0 as an operator runs it, started by the commands of
+``examples/contextforge/README.md`` (Python 3.12, SQLite shared by two
+workers), in front of a FastMCP server that writes down every body it
+receives: once as ``mcp_provenance.contextforge:app``, once as ContextForge
+alone (``mcpgateway.main:app``, ``META_MAX_DEPTH`` at its default), so that
+what the middleware changes is on record. Both start at once, each in a copy
+of the example of its own, with an upstream of its own."""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Dict, List, Tuple
+
+from contextforge_gateway import EXAMPLE, START_SECONDS, Gateway, Upstream
+from contextforge_venv import ROOT, VENV, environment, installed
+from mcp_provenance import AI_INVOCATION_KEY, UI_KEY
+from servers import INTENT, META
+
+#: The app the README starts, and ContextForge's own, which the comparison starts instead.
+APP, CONTEXTFORGE_APP = "mcp_provenance.contextforge:app", "mcpgateway.main:app"
+
+#: A JSON-RPC id past what a double holds exactly (2^53), within what ContextForge's /rpc
+#: reads (its JSON parser takes integers to 2^64 - 1; the body of a larger one is refused).
+REQUEST_ID = 12345678901234567890
+
+#: The script that asks the app module what it makes of paths and settings.
+PROBE = Path(__file__).with_name("contextforge_probe.py")
+
+#: What the upstream gets of the host's envelope through the middleware: the intent
+#: redacted, the unknown field dropped (AI-8); the other `_meta` keys as they came.
+REDACTED = {
+    AI_INVOCATION_KEY: {"invocationReason": {"text": "The user asked for the open orders"},
+                        "model": {"name": "example-model"}, "userIntent": {"redacted": True}, "turnId": "turn-7"},
+    UI_KEY: {"initiator": "model"},
+    "vscode.conversationId": "conv-1",
+}
+
+#: How the middleware answers a call with a bare `_meta.userIntent` (WIRE-6).
+BARE_REFUSAL = (b'{"jsonrpc":"2.0","id":%d,"error":{"code":-32602,"message":"a bare _meta.userIntent, which a policy '
+                b'that redacts intents cannot reach","data":{"code":"bare-user-intent"}}}')
+
+#: What ContextForge alone answers on /mcp to a call carrying the envelope.
+TOO_DEEP = b'{"jsonrpc":"2.0","id":%d,"error":{"code":-32602,"message":"meta_data exceeds maximum nesting depth (2)"}}'
+
+#: The settings the test adds to the example's: its upstream listens on 127.0.0.1, where
+#: ContextForge registers no server by default (SSRF protection).
+LOCAL_UPSTREAM = {"SSRF_ALLOW_LOCALHOST": "true"}
+
+
+def blocks(readme: Path, heading: str) -> List[str]:
+    """The shell blocks of ``readme``'s section ``## heading``."""
+    text = readme.read_text(encoding="utf-8")
+    section = re.search(rf"^## {re.escape(heading)}\n(.*?)(?=^## |\Z)", text, re.S | re.M)
+    return re.findall(r"```sh\n(.*?)```", section.group(1), re.S) if section is not None else []
+
+
+def call(region: str, meta: Dict[str, Any], request_id: int = REQUEST_ID) -> bytes:
+    """A tools/call of `open_orders` for ``region`` (ContextForge names the upstream's tool
+    after the gateway it came from), with ``meta``."""
+    return json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+                       "params": {"name": "orders-open-orders", "arguments": {"region": region}, "_meta": meta}},
+                      separators=(",", ":")).encode()
+
+
+def with_turn(turn: str) -> Dict[str, Any]:
+    """The host's `_meta` (servers.META), for the turn ``turn``."""
+    return {**META, AI_INVOCATION_KEY: {**META[AI_INVOCATION_KEY], "turnId": turn}}
+
+
+def asserted(turn: str) -> Dict[str, Any]:
+    """What a record keeps of the client's claims in ``with_turn(turn)``, the intent redacted."""
+    return {"turnId": turn, "model": "example-model", "invocationReason": "The user asked for the open orders",
+            "userIntentRedacted": True,
+            "correlation": [{"kind": "turn", "value": turn, "key": AI_INVOCATION_KEY, "member": "turnId"},
+                            {"kind": "conversation", "value": "conv-1", "key": "vscode.conversationId"}]}
+
+
+#: (root_path of a request, its path): whether the filter runs, with APP_ROOT_PATH=/gateway.
+PATHS = {
+    ("", "/mcp"): True, ("", "/mcp/"): True, ("", "/mcp//"): True, ("", "/mcp/sse"): True,
+    ("", "/mcp/message"): True, ("", "/mcp/any/thing"): True, ("", "/rpc"): True, ("", "/rpc//"): True,
+    ("", "/servers/s-1/mcp"): True, ("", "/servers/s-1/mcp/"): True, ("", "/v1/virtual-servers/s-1/mcp"): True,
+    ("", "/appbridge/sessions/a-1/rpc"): True, ("", "/gateway/mcp"): True, ("", "/gateway/rpc/"): True,
+    ("/proxy", "/proxy/rpc"): True, ("/proxy", "/proxy/servers/s-1/mcp"): True,
+    ("", "/"): False, ("", "/health"): False, ("", "/gateways"): False, ("", "/servers"): False,
+    ("", "/servers/s-1"): False, ("", "/servers/s-1/message"): False, ("", "/servers/s-1/sse"): False,
+    ("", "/tools"): False, ("", "/v1/mcp"): False, ("", "/mcpx"): False, ("", "/rpcx"): False,
+    ("", "/admin/servers/s-1/mcp"): False, ("", "/other/rpc"): False, ("/proxy", "/proxy/tools"): False,
+    ("", "/gateway/gateways"): False,
+}
+
+
+@functools.lru_cache(maxsize=None)
+def probed() -> Dict[str, Any]:
+    """What the app module, loaded in ContextForge's environment, makes of ``PATHS`` and of
+    settings, each good one but for one thing (contextforge_probe.py)."""
+    folder = Deployment.folder / "probe"
+    folder.mkdir()
+    documents = {"good": '{"policy": {"userIntent": "redact"}, "liftLegacy": true, "maxBatch": 10}',
+                 "prose": "redact the intents", "twice": '{"policy": {}, "policy": {"userIntent": "redact"}}',
+                 "nan": '{"maxBatch": NaN}', "null": "null", "hide": '{"policy": {"userIntent": "hide"}}'}
+    for name, text in documents.items():
+        (folder / f"{name}.json").write_text(text, encoding="utf-8")
+    good = {"MCP_PROVENANCE_OPTIONS": str(folder / "good.json"), "MCP_PROVENANCE_AUDIT": str(folder / "audit.jsonl")}
+    settings = [good, {"MCP_PROVENANCE_AUDIT": good["MCP_PROVENANCE_AUDIT"]}]
+    settings += [{**good, "MCP_PROVENANCE_OPTIONS": str(folder / f"{name}.json")}
+                 for name in ("absent", "prose", "twice", "nan", "null", "hide")]
+    settings.append({**good, "MCP_PROVENANCE_AUDIT": str(folder / "absent" / "audit.jsonl")})
+    questions = json.dumps({"paths": list(PATHS), "settings": settings})
+    ran = subprocess.run([str(VENV / "bin" / "python"), str(PROBE)], input=questions, cwd=Deployment.behind.home,
+                         env={**environment(), **good, "APP_ROOT_PATH": "/gateway"}, capture_output=True, text=True,
+                         check=True, timeout=START_SECONDS)
+    answers: Dict[str, Any] = json.loads(ran.stdout.splitlines()[-1])
+    return answers
+
+
+class Deployment:
+    """The gateways and upstreams the tests share, started once for the module."""
+
+    folder: Path
+    behind: Gateway
+    alone: Gateway
+    upstream: Upstream
+    upstream_alone: Upstream
+    #: The virtual server ContextForge serves the upstream's tool on, behind the middleware.
+    server: str
+
+
+def setUpModule() -> None:
+    install, start = blocks(EXAMPLE / "README.md", "Run it")
+    began = time.monotonic()
+    installed(install)
+    took = time.monotonic() - began
+    folder = Path(tempfile.mkdtemp(prefix="run-", dir=ROOT / "target" / "contextforge"))
+    unittest.addModuleCleanup(shutil.rmtree, folder, ignore_errors=True)
+    Deployment.folder = folder
+    for name in ("behind", "alone"):
+        (folder / name).mkdir()
+    Deployment.upstream = Upstream(folder / "behind")
+    unittest.addModuleCleanup(Deployment.upstream.stop)
+    Deployment.upstream_alone = Upstream(folder / "alone")
+    unittest.addModuleCleanup(Deployment.upstream_alone.stop)
+    began = time.monotonic()
+    Deployment.behind = Gateway(start, folder / "behind", LOCAL_UPSTREAM)
+    unittest.addModuleCleanup(Deployment.behind.stop)
+    alone = start.replace(APP, CONTEXTFORGE_APP)
+    if alone == start:
+        raise AssertionError(f"the README's start block does not run {APP}: {start!r}")
+    # ContextForge as it comes: the example's settings but for META_MAX_DEPTH, at its default.
+    Deployment.alone = Gateway(alone, folder / "alone", {**LOCAL_UPSTREAM, "META_MAX_DEPTH": "2"})
+    unittest.addModuleCleanup(Deployment.alone.stop)
+    for gateway, upstream in ((Deployment.behind, Deployment.upstream), (Deployment.alone, Deployment.upstream_alone)):
+        upstream.ready()
+        gateway.ready()
+        gateway.admin("/gateways", {"name": "orders", "url": upstream.url, "transport": "STREAMABLEHTTP"})
+    [tool] = [tool["id"] for tool in Deployment.behind.tools() if tool["originalName"] == "open_orders"]
+    made = Deployment.behind.admin("/servers", {"server": {"name": "orders-desk", "associated_tools": [tool]},
+                                                "visibility": "public"})
+    Deployment.server = made["id"]
+    sys.stderr.write(f"\nContextForge: installed in {took:.1f} s, both started in {time.monotonic() - began:.1f} s\n")
+
+
+class BehindTheMiddleware(unittest.TestCase):
+    """``mcpgateway mcp_provenance.contextforge:app``, as the README starts it."""
+
+    def test_the_upstream_gets_the_intent_redacted_and_the_client_its_id_and_turn_id_alone(self) -> None:
+        behind, upstream = Deployment.behind, Deployment.upstream
+        for path in ("/mcp", "/rpc", f"/servers/{Deployment.server}/mcp"):
+            with self.subTest(path=path):
+                region = f"redacted at {path}"
+                answer = behind.post(path, call(region, META))
+                self.assertEqual(answer.status_code, 200, answer.text)
+                # The client's id comes back as it sent it, digit for digit.
+                self.assertRegex(answer.content, rb'"id":12345678901234567890[,}]')
+                result = answer.json()["result"]
+                self.assertEqual(result["content"], [{"type": "text", "text": f"3 open orders in {region}"}])
+                self.assertEqual(result["_meta"][AI_INVOCATION_KEY], {"turnId": "turn-7"})
+                self.assertNotIn(INTENT, answer.text)
+                [body] = upstream.calls(region)
+                received = json.loads(body)
+                meta = received["params"]["_meta"]
+                self.assertEqual({key: meta[key] for key in REDACTED}, REDACTED)
+                self.assertNotIn(INTENT, body)
+                # ContextForge answers the client itself and calls the upstream as a client
+                # of its own, a session per call (its server/discover is request 1, the call
+                # 2): no client's id reaches an upstream, whatever it is.
+                self.assertEqual(received["id"], 2)
+                self.assertNotIn(str(REQUEST_ID), body)
+
+    def test_a_bare_intent_is_refused_at_every_mcp_endpoint_and_never_reaches_the_upstream(self) -> None:
+        server = Deployment.server
+        # The endpoints, as ContextForge also takes them: any trailing slashes, its SSE
+        # and message paths under /mcp, a virtual server's alias.
+        paths = ("/mcp", "/rpc", f"/servers/{server}/mcp", "/mcp/", "/mcp//", "/mcp/sse", "/mcp/message", "/rpc/",
+                 f"/servers/{server}/mcp/", f"/v1/virtual-servers/{server}/mcp")
+        for number, path in enumerate(paths):
+            with self.subTest(path=path):
+                region = f"bare at {path}"
+                answer = Deployment.behind.post(path, call(region, {"userIntent": {"text": INTENT}}, number))
+                self.assertEqual((answer.status_code, answer.content), (200, BARE_REFUSAL % number))
+                self.assertEqual(Deployment.upstream.calls(region), [])
+                refused = [json.loads(line) for line in Deployment.behind.audit() if '"refused"' in line]
+                self.assertIn({"kind": "request", "id": number, "refused": "bare-user-intent", "valid": False,
+                               "diagnostics": [{"code": "bare-user-intent", "severity": "error", "rule": "WIRE-6", "path": "",
+                                                "message": "a bare _meta.userIntent, which a policy that redacts intents cannot reach"}],
+                               "changes": []}, refused)
+
+    def test_the_filter_runs_where_contextforge_takes_mcp_and_nowhere_else(self) -> None:
+        # ContextForge strips its APP_ROOT_PATH (the probe's is /gateway) or the server's root
+        # path, and every trailing slash.
+        self.assertEqual(dict(zip(PATHS, probed()["paths"])), PATHS)
+
+    def test_each_setting_is_checked_before_contextforge_loads(self) -> None:
+        folder = Deployment.folder / "probe"
+        self.assertEqual(probed()["settings"], [
+            {"policy": {"userIntent": "redact"}, "lift_legacy": True, "max_batch": 10},
+            "MCP_PROVENANCE_OPTIONS is not set: it names the filter's options, a JSON document such as "
+            '{"policy": {"userIntent": "redact"}} (in .env, start with --env-file .env)',
+            f"MCP_PROVENANCE_OPTIONS ({folder / 'absent.json'}): No such file or directory",
+            f"MCP_PROVENANCE_OPTIONS ({folder / 'prose.json'}): Expecting value: line 1 column 1 (char 0)",
+            f'MCP_PROVENANCE_OPTIONS ({folder / "twice.json"}): the member "policy" is named twice',
+            f"MCP_PROVENANCE_OPTIONS ({folder / 'nan.json'}): NaN is not JSON",
+            f"MCP_PROVENANCE_OPTIONS ({folder / 'null.json'}): filter options must be an object, not null",
+            f"MCP_PROVENANCE_OPTIONS ({folder / 'hide.json'}): filter policy `userIntent` must be one of "
+            '"keep", "redact", "drop"',
+            f"MCP_PROVENANCE_AUDIT ({folder / 'absent' / 'audit.jsonl'}): No such file or directory",
+        ])
+
+    def test_each_request_has_one_whole_line_in_the_audit_file_whichever_worker_served_it(self) -> None:
+        turns = [f"turn-{number}" for number in range(16)]
+
+        def made(turn: str) -> Tuple[str, Any]:
+            path = "/mcp" if int(turn.split("-")[1]) % 2 else "/rpc"
+            return turn, Deployment.behind.post(path, call(f"audited {turn}", with_turn(turn))).json()
+
+        with ThreadPoolExecutor(8) as pool:
+            answers = dict(pool.map(made, turns))
+        for turn in turns:
+            self.assertEqual(answers[turn]["result"]["_meta"][AI_INVOCATION_KEY], {"turnId": turn})
+        lines = [json.loads(line) for line in Deployment.behind.audit()]
+        for turn in turns:
+            with self.subTest(turn=turn):
+                [line] = [line for line in lines if line.get("record", {}).get("clientAsserted", {}).get("turnId") == turn]
+                record = line["record"]
+                self.assertEqual((record["method"], record["tool"], record["requestId"]),
+                                 ("tools/call", "orders-open-orders", REQUEST_ID))
+                self.assertEqual(record["clientAsserted"], asserted(turn))
+                self.assertEqual(record["hostAttested"], {"initiator": "model"})
+                # Witnessed: the time alone. ContextForge serves /mcp without sessions, and
+                # authenticates inside its app, after the filter has run: no principal.
+                self.assertEqual(list(record["witnessed"]), ["receivedAt"])
+                self.assertEqual(line["message"]["params"]["_meta"][AI_INVOCATION_KEY],
+                                 {**REDACTED[AI_INVOCATION_KEY], "turnId": turn})
+                self.assertEqual(line["changes"], [
+                    {"action": "redacted", "path": "/params/_meta/io.modelcontextprotocol~1aiInvocation/userIntent/text", "rule": "AI-15"},
+                    {"action": "dropped", "path": "/params/_meta/io.modelcontextprotocol~1aiInvocation/x-vendor", "rule": "AI-8"}])
+
+    def test_a_bad_setting_stops_the_start_saying_which_and_why(self) -> None:
+        [_, start] = blocks(EXAMPLE / "README.md", "Run it")
+        folder = Deployment.folder
+        (folder / "typo.json").write_text('{"polcy": {"userIntent": "redact"}}', encoding="utf-8")
+        cases = {
+            "typo": ({"MCP_PROVENANCE_OPTIONS": str(folder / "typo.json")},
+                     f"mcp_provenance.contextforge: MCP_PROVENANCE_OPTIONS ({folder / 'typo.json'}): "
+                     "filter options has no option `polcy`; did you mean `policy`?"),
+            "unset": ({"MCP_PROVENANCE_AUDIT": ""},
+                      "mcp_provenance.contextforge: MCP_PROVENANCE_AUDIT is not set: it names the file the audit "
+                      "records are appended to, a JSON line each (in .env, start with --env-file .env)"),
+        }
+        started = {}
+        for name, (settings, _) in cases.items():
+            (folder / name).mkdir()
+            started[name] = Gateway(start, folder / name, settings)
+            self.addCleanup(started[name].stop)
+        for name, (_, said) in cases.items():
+            with self.subTest(name):
+                output = started[name].output(START_SECONDS)
+                self.assertIn(said + "\n", output)
+                # uvicorn stops rather than start the worker again (exit status 3).
+                self.assertRegex(output, r"Child process \[\d+\] failed to start, stopping the parent process")
+                self.assertNotIn("Application startup complete", output)
+
+
+class ContextForgeAlone(unittest.TestCase):
+    """``mcpgateway mcpgateway.main:app``, as ContextForge comes."""
+
+    def test_its_mcp_endpoint_refuses_the_envelope_as_too_deep(self) -> None:
+        answer = Deployment.alone.post("/mcp", call("deep at /mcp", META))
+        self.assertEqual((answer.status_code, answer.content), (200, TOO_DEEP % REQUEST_ID))
+        self.assertEqual(Deployment.upstream_alone.calls("deep at /mcp"), [])
+
+    def test_its_rpc_endpoint_forwards_the_intent_as_the_client_wrote_it_and_echoes_nothing(self) -> None:
+        answer = Deployment.alone.post("/rpc", call("whole at /rpc", META))
+        self.assertEqual(answer.status_code, 200, answer.text)
+        self.assertNotIn(AI_INVOCATION_KEY, answer.json()["result"]["_meta"])
+        [body] = Deployment.upstream_alone.calls("whole at /rpc")
+        # The envelope whole: the intent with its line break, the unknown field.
+        self.assertEqual(json.loads(body)["params"]["_meta"][AI_INVOCATION_KEY], META[AI_INVOCATION_KEY])
+
+    def test_a_bare_intent_reaches_the_upstream(self) -> None:
+        for path in ("/mcp", "/rpc"):
+            with self.subTest(path=path):
+                region = f"bare at {path}"
+                answer = Deployment.alone.post(path, call(region, {"userIntent": {"text": INTENT}}))
+                self.assertEqual(answer.status_code, 200, answer.text)
+                [body] = Deployment.upstream_alone.calls(region)
+                self.assertEqual(json.loads(body)["params"]["_meta"]["userIntent"], {"text": INTENT})
+
+
+class InTheReadme(unittest.TestCase):
+    def test_the_top_readme_shows_the_commands_this_test_runs(self) -> None:
+        shown = blocks(ROOT / "README.md", "In front of ContextForge")
+        self.assertEqual(shown, blocks(EXAMPLE / "README.md", "Run it"))
+
+
+if __name__ == "__main__":
+    unittest.main()
