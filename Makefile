@@ -14,9 +14,12 @@ demo: build
 	@node examples/prototype/run.mjs
 
 # The Python tests come before the Node ones: they build the venv that
-# js-tests/differential.test.mjs runs the Python servers from.
+# js-tests/differential.test.mjs runs the Python servers from. The
+# agentgateway check is upstream/agentgateway's own crate: the logic of its
+# patch on the rmcp agentgateway pins, and the processor's core.
 test: setup lint build setup-debian
 	$(CARGO) test
+	cd upstream/agentgateway/check && $(CARGO) test
 	$(MAKE) python-test
 	node --test js-tests/
 	$(MAKE) fuzz FUZZ_SECONDS=20
