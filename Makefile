@@ -57,6 +57,7 @@ bench: build python-wheel
 	node bench/check.mjs
 	$(CARGO) bench --bench native
 	$(PY_TEST)/bin/python bench/python.py
+	$(PY_TEST)/bin/python bench/middleware.py
 
 # serde-wasm-bindgen beside the package's own boundary, on the structs that
 # cross whole (bench/serde-wasm-bindgen). Needs the wasm-bindgen CLI.

@@ -30,6 +30,8 @@ Headers = Iterable[Tuple[bytes, bytes]]
 #: JSON-RPC's internal error: what the middleware answers for a request it could not see through.
 INTERNAL_ERROR = -32603
 
+#: A body that is a batch: its first byte past JSON whitespace is `[`.
+_BATCH = re.compile(rb"[ \t\r\n]*\[")
 #: JSON's whitespace, as much as there is (RFC 8259).
 _WHITESPACE = re.compile(rb"[ \t\r\n]*")
 #: The start of what can be a JSON-RPC answer: an object or a batch, past whitespace.
@@ -63,6 +65,21 @@ def composed(parts: Sequence[bytes], batch: bool) -> bytes:
     return b"[" + b",".join(parts) + b"]" if batch or len(parts) != 1 else parts[0]
 
 
+def awaiting(outcome: Forward) -> List[str]:
+    """The ids (JSON texts, as sent) of the requests that went on to the app."""
+    return [request_id for account, request_id in zip(outcome["messages"], outcome["ids"])
+            if account["kind"] == "request" and "refused" not in account and request_id is not None]
+
+
+def is_batch(body: bytes) -> bool:
+    """Whether the request ``body`` is a batch, which is answered with one.
+
+    >>> is_batch(b' [{"id":1}]'), is_batch(b'{"id":1}')
+    (True, False)
+    """
+    return _BATCH.match(body) is not None
+
+
 def joined(answer: bytes, replies: Sequence[bytes]) -> bytes:
     """An answer that is a JSON object or array with ``replies`` first: an array whose first
     items are the replies, the answer's own bytes after them as they came."""
@@ -85,26 +102,35 @@ async def respond(send: Send, status: int, body: bytes, headers: Headers = ()) -
 def header(headers: Headers, name: bytes) -> Optional[bytes]:
     """The value of the header ``name`` (lowercase), if it was sent once; ``None`` if it was
     not, or was sent more than once (which of two would a reader believe?)."""
-    found = [value for key, value in headers if key.lower() == name]
-    return found[0] if len(found) == 1 else None
+    found = None
+    for key, value in headers:
+        if key.lower() == name:
+            if found is not None:
+                return None
+            found = value
+    return found
 
 
 class Answer:
     """Stands for the client's ``send`` while an app answers a body the filter forwarded.
 
-    ``awaiting`` are the ids (JSON texts) of the requests that went on, for the errors that
-    stand for an answer that cannot be read or is past ``limit`` bytes (a JSON answer's
-    whole body, an event's); ``started`` is told of the app's ``http.response.start`` as it
-    came. Once it has answered so, what the app still sends is dropped."""
+    ``request`` is the body as it came and ``forwarded`` what the filter made of it; from them,
+    only when it must, it makes the errors that stand for an answer that cannot be read or is
+    past ``limit`` bytes (a JSON answer's whole body, an event's), one for each request that
+    went on. ``started`` is told of the app's ``http.response.start`` as it came. Once it has
+    answered so, what the app still sends is dropped."""
 
-    def __init__(self, send: Send, filter: Filter, forwarded: Forward, awaiting: List[str],
-                 batch: bool, echo: bool, limit: int, started: Callable[[AsgiMessage], None]) -> None:
+    # Made for every POST: slots are set and read faster than a dict's members.
+    __slots__ = ("_send", "_started_hook", "_filter", "_forwarded", "_request", "_echo", "_limit",
+                 "_replies", "_mode", "_start", "_held", "_scanned")
+
+    def __init__(self, send: Send, filter: Filter, forwarded: Forward, request: bytes, echo: bool,
+                 limit: int, started: Callable[[AsgiMessage], None]) -> None:
         self._send = send
         self._started_hook = started
         self._filter = filter
         self._forwarded = forwarded
-        self._awaiting = awaiting
-        self._batch = batch
+        self._request = request
         self._echo = echo
         self._limit = limit
         self._replies = [reply.encode() for reply in forwarded["replies"]]
@@ -155,7 +181,9 @@ class Answer:
         if len(self._held) > self._limit:
             await self._too_large()
         elif not more:
-            await self._answered(bytes(self._held))
+            whole = bytes(self._held)
+            self._held = bytearray()
+            await self._answered(whole)
 
     async def _too_large(self) -> None:
         self._held = bytearray()
@@ -163,7 +191,6 @@ class Answer:
 
     async def _answered(self, body: bytes) -> None:
         """Passes on a JSON answer, whole: echoed, the replies joined."""
-        self._held = bytearray()
         self._mode = _OVER
         answer = self._echoed(body)
         if answer is None and _past_whitespace(body, 0) == len(body):
@@ -179,38 +206,51 @@ class Answer:
             await self._own(200, joined(answer, self._replies))
         else:
             headers = _without(self._start["headers"], (b"content-length",))
-            await self._send({**self._start, "headers": [*headers, (b"content-length", b"%d" % len(answer))]})
+            headers.append((b"content-length", b"%d" % len(answer)))
+            await self._send({**self._start, "headers": headers})
             await self._send({"type": "http.response.body", "body": answer, "more_body": False})
 
     async def _events(self, message: AsgiMessage) -> None:
         more = message.get("more_body", False)
-        self._held += message.get("body", b"")
-        out = bytearray()
+        piece: bytes = message.get("body", b"")
+        # A piece with nothing held before it (most of them) is read as it came, not copied.
+        text = bytes(self._held) + piece if self._held else piece
+        out: List[bytes] = []
+        read = 0
         while True:
-            end = _EVENT_END.search(self._held, self._scanned)
+            end = _EVENT_END.search(text, max(read, self._scanned))
             # A CR at the very end may be the first half of a CRLF.
-            if end is None or (more and end.end() == len(self._held) and self._held.endswith(b"\r")):
-                self._scanned = max(0, len(self._held) - 3)
+            if end is None or (more and end.end() == len(text) and text.endswith(b"\r")):
                 break
-            event = self._event(bytes(self._held[:end.start()]))
+            event = self._event(text[read:end.start()])
             if event is None:
-                return await self._stream_failed(out, "an event of the server's answer is not JSON-RPC", "answer-not-json")
-            out += event + self._held[end.start():end.end()]
-            del self._held[:end.end()]
-            self._scanned = 0
+                return await self._stream_failed(b"".join(out), "an event of the server's answer is not JSON-RPC", "answer-not-json")
+            out += (event, text[end.start():end.end()])
+            read = end.end()
+        self._held = bytearray(text[read:])
+        self._scanned = max(0, len(self._held) - 3)
         if len(self._held) > self._limit:
-            return await self._stream_failed(out, f"an event of the server's answer is larger than {self._limit} bytes", "answer-too-large")
+            return await self._stream_failed(b"".join(out), f"an event of the server's answer is larger than {self._limit} bytes", "answer-too-large")
         if out or not more:
             # A last event the stream did not end is dropped, as a client would drop it.
-            await self._send({"type": "http.response.body", "body": bytes(out), "more_body": more})
+            await self._send({"type": "http.response.body", "body": b"".join(out), "more_body": more})
         if not more:
             self._mode = _OVER
 
     def _event(self, event: bytes) -> Optional[bytes]:
         """One event (its lines, without the empty line that ends it) with its data echoed; as
         it came when echoing changes nothing; ``None`` when its data is not JSON-RPC."""
-        lines = event.splitlines()
-        values = [_data_value(line) for line in lines if _is_data(line)]
+        # Its fields in one pass: those before its first data line, its data (each line's value:
+        # what follows the colon, one space after it dropped), and the others after it.
+        before: List[bytes] = []
+        values: List[bytes] = []
+        after: List[bytes] = []
+        for line in event.splitlines():
+            if line == b"data" or line.startswith(b"data:"):
+                value = line[5:]
+                values.append(value[1:] if value.startswith(b" ") else value)
+            else:
+                (after if values else before).append(line)
         if not any(values):
             # No data: a comment, a retry, the event that primes a resumable stream.
             return event
@@ -220,9 +260,7 @@ class Answer:
             return None
         if answer is data:
             return event
-        first = next(index for index, line in enumerate(lines) if _is_data(line))
-        rest = [line for line in lines[first:] if not _is_data(line)]
-        return b"\n".join([*lines[:first], *(b"data: " + part for part in answer.split(b"\n")), *rest])
+        return b"\n".join([*before, *(b"data: " + part for part in answer.split(b"\n")), *after])
 
     def _echoed(self, answer: bytes) -> Optional[bytes]:
         """``answer`` with only ``turnId`` echoed into its results (the very object when that
@@ -234,14 +272,14 @@ class Answer:
         return echoed if isinstance(echoed, bytes) else None
 
     def _failures(self, message: str, code: str) -> List[bytes]:
-        return [error_text(request_id, message, code) for request_id in self._awaiting]
+        return [error_text(request_id, message, code) for request_id in awaiting(self._forwarded)]
 
     async def _instead(self, message: str, code: str) -> None:
         """Answers, in place of a JSON answer that cannot be passed on, the replies and an
         error for each request that went on; 502 when there is nothing to say."""
         parts = [*self._replies, *self._failures(message, code)]
         if parts:
-            await self._own(200, composed(parts, self._batch))
+            await self._own(200, composed(parts, is_batch(self._request)))
         else:
             await respond(self._send, 502, b"")
         self._mode = _OVER
@@ -251,11 +289,11 @@ class Answer:
         kept = _without(self._start["headers"], (b"content-length", b"content-type", b"content-encoding"))
         await respond(self._send, status, body, kept)
 
-    async def _stream_failed(self, out: bytearray, message: str, code: str) -> None:
+    async def _stream_failed(self, out: bytes, message: str, code: str) -> None:
         """Ends an event stream that cannot go on: after the events already read, an error for
         each request that went on."""
         errors = b"".join(_event(error) for error in self._failures(message, code))
-        await self._send({"type": "http.response.body", "body": bytes(out) + errors, "more_body": False})
+        await self._send({"type": "http.response.body", "body": out + errors, "more_body": False})
         self._held = bytearray()
         self._mode = _OVER
 
@@ -274,12 +312,3 @@ def _event(message: bytes) -> bytes:
     """A JSON-RPC message (compact JSON, one line) as an event of its own."""
     return b"event: message\ndata: " + message + b"\n\n"
 
-
-def _is_data(line: bytes) -> bool:
-    return line == b"data" or line.startswith(b"data:")
-
-
-def _data_value(line: bytes) -> bytes:
-    """A data line's value: what follows the colon, one space after it dropped."""
-    value = line[5:]
-    return value[1:] if value.startswith(b" ") else value

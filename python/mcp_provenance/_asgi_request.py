@@ -23,6 +23,11 @@ from ._asgi_answer import AsgiMessage
 Receive = Callable[[], Awaitable[AsgiMessage]]
 
 
+#: What the app never gets of a request's headers, its length aside: how the body came (it
+#: gets it whole) and what answers the client takes (the middleware reads the answer).
+_NOT_KEPT = frozenset((b"transfer-encoding", b"accept-encoding"))
+
+
 class Gone(Exception):
     """The client left before its body came whole."""
 
@@ -36,39 +41,42 @@ class Request:
     __slots__ = ("content", "kept", "declared", "session")
 
     def __init__(self, headers: Sequence[Tuple[bytes, bytes]]) -> None:
-        self.content: Dict[str, List[str]] = {}
-        self.kept: List[Tuple[bytes, bytes]] = []
-        self.declared: Optional[bytes] = None
+        # Filled in locals, read faster than attributes in a loop that runs for every header.
+        content: Dict[str, List[str]] = {}
+        kept: List[Tuple[bytes, bytes]] = []
+        declared: Optional[bytes] = None
         sessions: List[bytes] = []
         for pair in headers:
             name = pair[0]
             if name.startswith(b"content-"):
-                self.content.setdefault(name.decode("latin-1"), []).append(pair[1].decode("latin-1"))
+                content.setdefault(name.decode("latin-1"), []).append(pair[1].decode("latin-1"))
                 if name == b"content-length":
-                    self.declared = pair[1]
+                    declared = pair[1]
                     continue
             elif name == b"mcp-session-id":
                 sessions.append(pair[1])
-            elif name == b"transfer-encoding" or name == b"accept-encoding":
+            elif name in _NOT_KEPT:
                 continue
-            self.kept.append(pair)
+            kept.append(pair)
+        self.content = content
+        self.kept = kept
+        self.declared = declared
         # Sent twice, which one would the app believe? Neither is witnessed.
         self.session = sessions[0] if len(sessions) == 1 else None
 
 
-#: The second the witnessed time was last written for, and its text: a second's text is
-#: written once.
+#: The second the witnessed time was last written for, and its text up to the millisecond: a
+#: second's text is written once.
 _clock: Tuple[int, str] = (0, "")
 
 
 def received_at() -> str:
     """Now, as a record's ``receivedAt`` has it: UTC, to the millisecond."""
     global _clock
-    now = time.time()
-    second = int(now)
+    second, nanoseconds = divmod(time.time_ns(), 1_000_000_000)
     if second != _clock[0]:
-        _clock = (second, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second)))
-    return f"{_clock[1]}.{int((now - second) * 1000):03d}Z"
+        _clock = (second, time.strftime("%Y-%m-%dT%H:%M:%S.", time.gmtime(second)))
+    return "%s%03dZ" % (_clock[1], nanoseconds // 1_000_000)
 
 
 async def read_body(declared: Optional[bytes], receive: Receive, limit: int) -> Optional[bytes]:

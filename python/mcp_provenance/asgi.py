@@ -36,14 +36,14 @@ import inspect
 import json
 import logging
 import re
-from typing import Awaitable, Callable, List, Optional, Sequence, Union
+from typing import Awaitable, Callable, Optional, Sequence, Union
 
-from ._asgi_answer import Answer, Send, composed, error_text, header, respond
+from ._asgi_answer import Answer, Send, awaiting, composed, error_text, header, is_batch, respond
 from ._asgi_request import Gone, Receive, Request, read_body, received_at, replay
 from ._asgi_witnessed import Scope, Sessions, authenticated_user
 from ._native import Filter
 from .errors import ProvenanceValueError
-from .types import FilterContext, FilterOptions, Forward, MessageAccount, Outcome, Policy
+from .types import FilterContext, FilterOptions, MessageAccount, Outcome, Policy
 
 __all__ = ["AccountSink", "App", "ProvenanceMiddleware", "Receive", "Scope", "Send", "authenticated_user"]
 
@@ -64,9 +64,6 @@ MAX_SESSIONS = 10_000
 
 #: Where the middleware tells the operator of a body it refused because it could not audit it.
 LOGGER = logging.getLogger("mcp_provenance")
-
-#: A body that is a batch: its first byte past JSON whitespace is `[`.
-_BATCH = re.compile(rb"[ \t\r\n]*\[")
 
 
 class ProvenanceMiddleware:
@@ -161,19 +158,18 @@ class ProvenanceMiddleware:
             # The rest of the body is not read: the connection cannot carry another request.
             return await respond(send, 413, too_large, [(b"connection", b"close")])
         outcome = self._filter(body, self._context(scope, request))
-        audited = await self._audited(outcome)
+        # No sink, no coroutine to make for one.
+        audited = await self._audited(outcome) if self._audit is not None else None
         if "reject" in outcome:
             return await respond(send, outcome["status"], outcome["reject"] if isinstance(outcome["reject"], bytes) else b"")
-        awaiting = _awaiting(outcome)
-        batch = _BATCH.match(body) is not None
         if audited is not None:
-            failures = [error_text(request_id, "the request could not be audited", audited) for request_id in awaiting]
+            failures = [error_text(request_id, "the request could not be audited", audited) for request_id in awaiting(outcome)]
             parts = [*(reply.encode() for reply in outcome["replies"]), *failures]
             nothing = error_text("null", "the request could not be audited", audited)
-            return await respond(send, 200, composed(parts, batch)) if parts else await respond(send, 500, nothing)
+            return await respond(send, 200, composed(parts, is_batch(body))) if parts else await respond(send, 500, nothing)
         forward = outcome["forward"] if isinstance(outcome["forward"], bytes) else b""
         sessions, named = self._sessions, request.session
-        answer = Answer(send, self._filter, outcome, awaiting, batch, self._echo, self._max_answer,
+        answer = Answer(send, self._filter, outcome, body, self._echo, self._max_answer,
                         lambda start: sessions.answered("POST", named, start))
         request.kept.append((b"content-length", b"%d" % len(forward)))
         await self.app({**scope, "headers": request.kept}, replay(forward, receive), answer)
@@ -228,8 +224,3 @@ def _limit(name: str, value: int) -> int:
         raise ProvenanceValueError(f"{name} must be a positive integer", "invalid-limit")
     return value
 
-
-def _awaiting(outcome: Forward) -> List[str]:
-    """The ids (JSON texts, as sent) of the requests that go on to the app."""
-    return [request_id for account, request_id in zip(outcome["messages"], outcome["ids"])
-            if account["kind"] == "request" and "refused" not in account and request_id is not None]

@@ -287,6 +287,19 @@ class OnTheWayBack(unittest.IsolatedAsyncioTestCase):
             b"event: message\nid: 2\nretry: 10\ndata: " + first + b"\ndata: ,\"result\"" + rest + b"\r\n\r\n",
         ])
 
+    async def test_an_event_stream_gives_the_same_events_wherever_its_pieces_are_cut(self) -> None:
+        # Every way of ending a line, a priming event, a comment, fields around the data, data on two lines.
+        first, rest = self.CARELESS.split(b',"result"')
+        stream = (b"id: 0\r\ndata:\r\n\r\n: keep-alive\n\nevent: message\rdata: " + first + b'\r\ndata: ,"result"' + rest +
+                  b"\r\rid: 3\ndata: " + result("12345678901234567890") + b"\nretry: 10\r\n\r\n")
+        whole = await exchange(ProvenanceMiddleware(Recorder(headers=EVENTS, pieces=[stream])), self.CALLED)
+        self.assertEqual(whole.body.count(b'{"turnId":"t-1"}'), 2)
+        cuts = [[stream[:at], stream[at:]] for at in range(1, len(stream))] + [[bytes([byte]) for byte in stream]]
+        for pieces in cuts:
+            with self.subTest(pieces=len(pieces), first=len(pieces[0])):
+                answer = await exchange(ProvenanceMiddleware(Recorder(headers=EVENTS, pieces=pieces)), self.CALLED)
+                self.assertEqual(answer.body, whole.body)
+
     async def test_a_batch_s_replies_join_the_app_s_answer_whatever_its_form(self) -> None:
         batch = b'[{"jsonrpc":"2.0","id":1,"method":"ping"},%s]' % too_deep(2)
         one = result("1")
