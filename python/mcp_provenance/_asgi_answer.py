@@ -111,6 +111,11 @@ def header(headers: Headers, name: bytes) -> Optional[bytes]:
     return found
 
 
+def _named(headers: Headers, name: bytes) -> bool:
+    """Whether the header ``name`` (lowercase) was sent at all."""
+    return any(key.lower() == name for key, _ in headers)
+
+
 class Answer:
     """Stands for the client's ``send`` while an app answers a body the filter forwarded.
 
@@ -156,8 +161,13 @@ class Answer:
     async def _started(self, start: AsgiMessage) -> None:
         self._started_hook(start)
         headers = list(start.get("headers", []))
-        media = (header(headers, b"content-type") or b"").split(b";")[0].strip().lower()
-        if media == b"text/event-stream" and (self._echo or self._replies):
+        named = header(headers, b"content-type")
+        media = (named or b"").split(b";")[0].strip().lower()
+        if named is None and (self._echo or self._replies) and _named(headers, b"content-type"):
+            # Named twice: which would the client believe? It is not passed on unchecked.
+            self._start = {**start, "headers": headers}
+            await self._instead("the server's answer names its media type twice", "answer-not-json")
+        elif media == b"text/event-stream" and (self._echo or self._replies):
             # Events may change length: the stream has none.
             await self._send({**start, "headers": _without(headers, (b"content-length",))})
             if self._replies:

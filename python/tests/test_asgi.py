@@ -330,12 +330,15 @@ class OnTheWayBack(unittest.IsolatedAsyncioTestCase):
         limit = b'{"jsonrpc":"2.0","id":12345678901234567890,"error":{"code":-32603,"message":"the server\'s answer is larger than 64 bytes","data":{"code":"answer-too-large"}}}'
         event_limit = limit.replace(b"the server's answer", b"an event of the server's answer")
         event_not_json = not_json("12345678901234567890").replace(b"the server's answer", b"an event of the server's answer")
+        twice = not_json("12345678901234567890").replace(b"is not JSON-RPC", b"names its media type twice")
         cases: Tuple[Tuple[List[Tuple[bytes, bytes]], List[bytes], bytes], ...] = (
             (JSON, [b'{"jsonrpc":"2.0",', b'"id":12345678901234567890,"result":{', b'"text":"%s"}}' % (b"x" * 100)], limit),
             (JSON, [b"<html>busy</html>"], not_json("12345678901234567890")),
             (JSON, [b'"a JSON string"'], not_json("12345678901234567890")),
             (EVENTS, [event(b"{}"), b"data: " + b"x" * 100, b"\n\n" + event(b"{}")], event(b"{}") + event(event_limit)),
             (EVENTS, [event(b"{}") + b"data: <html>\n\n" + event(b"{}")], event(b"{}") + event(event_not_json)),
+            # Named twice, JSON or a stream? Neither is guessed.
+            ([*JSON, *EVENTS], [b'{"jsonrpc":"2.0","id":12345678901234567890,"result":{}}'], twice),
         )
         for headers, pieces, expected in cases:
             with self.subTest(pieces=pieces):
