@@ -53,6 +53,7 @@ bench: build python-wheel
 	node bench/compare.mjs
 	node bench/envelope-cost.mjs
 	node bench/filter.mjs
+	node bench/http.mjs
 	$(CARGO) build --release --features cli --bin mcp-provenance
 	node bench/check.mjs
 	$(CARGO) bench --bench native

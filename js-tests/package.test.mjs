@@ -30,13 +30,15 @@ test("the tarball holds what was built (dist/) and the subpath folders, no sourc
     "README.md", "dist/LICENSE-APACHE", "dist/LICENSE-MIT", "dist/bin/mcp-provenance.mjs",
     "dist/ext-apps.cjs", "dist/ext-apps.d.cts", "dist/ext-apps.d.mts", "dist/ext-apps.mjs",
     "dist/gateway.cjs", "dist/gateway.d.cts", "dist/gateway.d.mts", "dist/gateway.mjs",
+    "dist/http.cjs", "dist/http.d.cts", "dist/http.d.mts", "dist/http.mjs",
     "dist/index.cjs", "dist/index.d.cts", "dist/index.d.mts", "dist/index.mjs",
     "dist/lib/answer.mjs", "dist/lib/api.mjs", "dist/lib/boundary.mjs", "dist/lib/cli/check.mjs", "dist/lib/cli/probe.mjs", "dist/lib/cli/usage.mjs",
+    "dist/lib/http/answer.mjs", "dist/lib/http/exchange.mjs", "dist/lib/http/fetch.mjs", "dist/lib/http/node.mjs", "dist/lib/http/refusals.mjs",
     "dist/lib/writer.mjs",
     "dist/otel.cjs", "dist/otel.d.cts", "dist/otel.d.mts", "dist/otel.mjs",
     "dist/sdk.cjs", "dist/sdk.d.cts", "dist/sdk.d.mts", "dist/sdk.mjs",
     "dist/table.mjs", "dist/usage.txt", "dist/wasm.mjs",
-    "ext-apps/package.json", "gateway/package.json", "otel/package.json", "package.json", "sdk/package.json",
+    "ext-apps/package.json", "gateway/package.json", "http/package.json", "otel/package.json", "package.json", "sdk/package.json",
   ]);
 });
 

@@ -1,38 +1,42 @@
-// The gateway: forwards every MCP request to one upstream server. By default
+// The gateway: forwards every MCP request to one upstream server, with the
+// package's HTTP middleware (mcp-provenance/http) in front of it. By default
 // it keeps the audit envelope and the ui entry exactly as they came (AI-12,
-// UI-8); with --redact-intent it removes userIntent.text on the way, and
-// with --keep-unknown its policy keeps unknown envelope fields (made safe)
-// instead of dropping them. It lifts legacy user_query / invocation_reason
-// arguments into the envelope (AI-17) and writes one JSON line per message
-// as it forwards it; the last line of each HTTP exchange has its `outcome`
-// (with timings, or why the exchange was refused). A request's session is
-// recorded as witnessed only when the upstream issued it (AI-10): the
-// gateway remembers the Mcp-Session-Id of the upstream's answers, and a
-// client's header naming any other goes on, but is the client's word alone.
+// UI-8), and forwards the upstream's answer as it is (no echo: an
+// intermediary passes the server's answer on); with --redact-intent it
+// removes userIntent.text on the way, and with --keep-unknown its policy
+// keeps unknown envelope fields (made safe) instead of dropping them. It
+// lifts legacy user_query / invocation_reason arguments into the envelope
+// (AI-17) and writes one JSON line per message as it forwards it; the last
+// line of each HTTP exchange has its `outcome` (with timings, or why the
+// exchange was refused). A request's session is recorded as witnessed only
+// when the upstream issued it (AI-10): the middleware remembers the
+// Mcp-Session-Id of the upstream's answers, and a client's header naming any
+// other goes on, but is the client's word alone.
 //
 // It fails closed, message by message: what it cannot process (a body that
 // is not JSON, a message the library refuses) is never forwarded as it
-// came. A request gets a JSON-RPC error from the gateway itself, a
-// notification is dropped, and the log says why without quoting a value.
-// An invalid envelope is forwarded as sanitize repairs it. When the
-// upstream fails or does not answer, each request gets a JSON-RPC error.
+// came. A request gets a JSON-RPC error from the middleware, a notification
+// is dropped, and the log says why without quoting a value. An invalid
+// envelope is forwarded as sanitize repairs it. When the upstream fails or
+// does not answer, each request gets a JSON-RPC error.
 //
-// It guards against DNS rebinding, as the Streamable HTTP transport asks of
-// a server: a request whose Host is not in --allowed-hosts, or whose Origin
-// (when it has one) is not in --allowed-origins, is answered 403 and not
-// forwarded. Both default to loopback: the hosts 127.0.0.1, localhost and
-// [::1], the origins http(s):// on them; an entry without a port allows any.
-// What the upstream needs to check for itself goes along: the Origin as
-// received, and the client's Host in X-Forwarded-Host, X-Forwarded-Proto and
-// Forwarded (the upstream's own Host stays its own).
+// What only a proxy does is left here. It guards against DNS rebinding, as
+// the Streamable HTTP transport asks of a server: a request whose Host is not
+// in --allowed-hosts, or whose Origin (when it has one) is not in
+// --allowed-origins, is answered 403 and not forwarded. Both default to
+// loopback: the hosts 127.0.0.1, localhost and [::1], the origins http(s)://
+// on them; an entry without a port allows any. What the upstream needs to
+// check for itself goes along: the Origin as received, and the client's Host
+// in X-Forwarded-Host, X-Forwarded-Proto and Forwarded (the upstream's own
+// Host stays its own).
 //
 // Every wait is bounded, except one the client chooses: a body past
-// --max-body-bytes is answered 413 unread; the upstream has
-// --upstream-timeout-ms (10 s) to send its answer's headers, and as long
+// --max-body-bytes is answered 413 by the middleware, unread; the upstream
+// has --upstream-timeout-ms (10 s) to send its answer's headers, and as long
 // again between two pieces of a JSON answer. No answer is held whole: the
 // filter's own replies to the refused requests of a batch join the
 // upstream's JSON answer as it streams through, or come as events of its
-// event stream. An SSE answer (a POST's or a
+// event stream (the middleware joins them). An SSE answer (a POST's or a
 // GET's) reaches the client as it comes, its status and headers at once, and
 // lasts as long as the client holds it: the server may be waiting on the
 // client, e.g. an elicitation on a person. --stream-idle-ms bounds the time
@@ -54,10 +58,9 @@ import { request as httpsRequest } from "node:https";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 
-import { createFilter } from "mcp-provenance/gateway";
+import { exchangeOf, provenanceMiddleware } from "mcp-provenance/http";
 import { otelAttributes, parentSpanContext } from "mcp-provenance/otel";
-import { MAX_BODY_BYTES, readBytes } from "./http.mjs";
-
+import { MAX_BODY_BYTES } from "./http.mjs";
 /** The hosts a local server answers to: loopback, by any name. */
 const LOOPBACK = ["127.0.0.1", "localhost", "[::1]"];
 
@@ -81,9 +84,9 @@ const upstreamTimeoutMs = Number(options["upstream-timeout-ms"]);
 const streamIdleMs = options["stream-idle-ms"] === undefined ? undefined : Number(options["stream-idle-ms"]);
 const upstreamUrl = new URL(options.upstream);
 const policy = { ...(options["redact-intent"] && { userIntent: "redact" }), ...(options["keep-unknown"] && { unknownFields: "keep" }) };
-// What the gateway does to each body: the package's filter, failing closed message by message.
-const filter = createFilter({ policy: Object.keys(policy).length ? policy : undefined, liftLegacy: true });
-
+// What the gateway does to each body: the package's filter, failing closed message by message, in
+// the package's middleware; the upstream's answer goes back as it came (AI-12).
+const provenance = provenanceMiddleware({ policy: Object.keys(policy).length ? policy : undefined, liftLegacy: true, maxBodyBytes, echo: false });
 /** JSON-RPC error codes the gateway answers with itself. */
 const INVALID_REQUEST = -32600;
 const UPSTREAM_FAILED = -32603;
@@ -166,41 +169,6 @@ function ask(method, headers, body, signal, retried = false) {
     });
     req.end(body);
   });
-}
-
-/** The most session ids the gateway remembers; past it, it forgets the one named longest ago. */
-const MAX_SESSIONS = 10_000;
-/**
- * The session ids the upstream issued, as the Mcp-Session-Id of its answers
- * named them, the one named longest ago first. A request's session is
- * witnessed only when it is one of these (AI-10): an id a client's header
- * alone names is the client's word, and the upstream decides what it is.
- */
-const issued = new Set();
-
-/** The session a request's Mcp-Session-Id names, when the upstream issued it; else null. */
-function witnessedSession(req) {
-  const named = req.headers["mcp-session-id"];
-  return named !== undefined && issued.has(named) ? named : null;
-}
-
-/**
- * What the upstream's answer to `req` says of sessions: the one it names
- * was issued (returned), and one it ended (a DELETE it accepted, a 404 for
- * it) is forgotten.
- */
-function learnSessions(req, upstream) {
-  const asked = req.headers["mcp-session-id"];
-  if (asked !== undefined && (upstream.status === 404 || (req.method === "DELETE" && upstream.status < 300))) {
-    issued.delete(asked);
-    return undefined;
-  }
-  const named = upstream.headers.get("mcp-session-id") ?? undefined;
-  if (named === undefined || upstream.status >= 400) return undefined;
-  issued.delete(named); // named again: the last to forget
-  issued.add(named);
-  if (issued.size > MAX_SESSIONS) issued.delete(issued.values().next().value);
-  return named;
 }
 
 const error = (id, code, message, data) => ({ jsonrpc: "2.0", id: id ?? null, error: { code, message, ...(data && { data }) } });
@@ -294,7 +262,6 @@ function drained(res) {
 }
 
 const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
 const OPEN_OBJECT = 0x7b;
 
 /** Where the first byte of `bytes` past JSON whitespace is; -1 when there is none. */
@@ -302,29 +269,17 @@ function pastWhitespace(bytes) {
   return bytes.findIndex((byte) => byte !== 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d);
 }
 
-/** Whether a body's bytes hold a batch: its first byte past whitespace is `[`. */
-function isBatch(bytes) {
-  return bytes[pastWhitespace(bytes)] === OPEN_ARRAY;
-}
-
-/** The gateway's own answer: the messages (texts) as one JSON body, a batch when the request was one. */
-function joined(res, status, messages, batch) {
-  res.writeHead(status, { "content-type": "application/json" });
-  res.end(messages.length === 0 ? undefined : batch || messages.length > 1 ? `[${messages.join(",")}]` : messages[0]);
-}
-
 /**
- * Reads `chunks` on from `piece` to the first byte past JSON whitespace: the
- * piece that holds it, from it on (the whitespace before it dropped), or,
- * when they end first, their outcome.
+ * Reads `chunks` to the first byte past JSON whitespace: the piece that
+ * holds it, from it on (the whitespace before it dropped), or, when they end
+ * first, their outcome.
  */
-async function pastWhitespaceIn(chunks, piece = Buffer.alloc(0)) {
+async function pastWhitespaceIn(chunks) {
   for (;;) {
-    const at = pastWhitespace(piece);
-    if (at >= 0) return { piece: piece.subarray(at) };
     const { value, done } = await chunks.next();
     if (done) return { outcome: value };
-    piece = value;
+    const at = pastWhitespace(value);
+    if (at >= 0) return { piece: value.subarray(at) };
   }
 }
 
@@ -338,59 +293,60 @@ async function* passOn(piece, chunks) {
   }
 }
 
-/**
- * The pieces of an upstream's JSON answer to a batch with the filter's
- * `replies` (texts) joined to it, as they come: nothing of the answer is held.
- * An array goes on as it came (but for whitespace before its first item), the
- * replies after its `[` and a comma (unless it is empty); a single message
- * becomes the last of a batch of the replies;
- * an empty answer (202), a batch of the replies alone. An answer that begins
- * as no JSON-RPC answer does, or ends before it began, is not passed on:
- * `failures` (texts) stand for it. Returns the outcome of `chunks`, or
- * "upstream-not-json".
- */
-async function* withReplies(chunks, replies, failures) {
-  const start = await pastWhitespaceIn(chunks);
-  if (start.piece === undefined || (start.piece[0] !== OPEN_ARRAY && start.piece[0] !== OPEN_OBJECT)) {
-    await chunks.return();
-    yield `[${[...replies, ...(start.outcome === "answered" ? [] : failures)].join(",")}]`;
-    return start.piece === undefined ? start.outcome : "upstream-not-json";
-  }
-  if (start.piece[0] === OPEN_OBJECT) {
-    yield `[${replies.join(",")},`;
-    const outcome = yield* passOn(start.piece, chunks);
-    if (outcome === "answered") yield "]";
-    return outcome;
-  }
-  yield `[${replies.join(",")}`;
-  const first = await pastWhitespaceIn(chunks, start.piece.subarray(1));
-  if (first.piece === undefined) return first.outcome;
-  if (first.piece[0] !== CLOSE_ARRAY) yield ",";
-  return yield* passOn(first.piece, chunks);
-}
+/** The gateway's own messages (texts) as one JSON answer: a batch when the request was one, or when there are several. */
+const asAnswer = (messages, batch) => (batch || messages.length !== 1 ? `[${messages.join(",")}]` : messages[0]);
+
+/** The gateway's own answer (text) to each request the upstream did not answer, by the id's text. */
+const failed = (ids) => ids.map((id) => `{"jsonrpc":"2.0","id":${id},"error":{"code":${UPSTREAM_FAILED},"message":"the upstream server did not answer"}}`);
 
 /**
- * Answers the client with the upstream's answer as it comes, the filter's
- * replies (texts) joined to it: as events of an event stream, or as items of
- * a JSON answer (`failures`, the gateway's own errors, standing for one that
- * is not JSON). The outcome.
+ * Answers the client with the upstream's answer as it comes, through the
+ * middleware, which joins the filter's replies to it (as events of an event
+ * stream, or items of a JSON answer). With replies to join, a JSON answer
+ * must begin as a JSON-RPC answer does: one that does not, or that ends
+ * before it began, is no answer, and the gateway answers each request that
+ * went on itself. The outcome.
  */
-async function answerFrom(res, upstream, replies, failures) {
+async function answerFrom(res, upstream, seen) {
   const stream = upstream.headers.get("content-type")?.startsWith("text/event-stream");
   // An SSE answer may rightly wait long (on a person, say); a JSON answer comes in one go.
   const chunks = pieces(upstream.body, stream ? streamIdleMs : upstreamTimeoutMs);
+  res.writeHead(upstream.status, pick(upstream.headers));
   let outcome;
-  if (stream || replies.length === 0) {
-    res.writeHead(upstream.status, pick(upstream.headers));
-    if (stream) res.flushHeaders(); // the client learns of its stream now, not at its first event
-    for (const reply of replies) res.write(`event: message\ndata: ${reply}\n\n`);
+  if (stream) res.flushHeaders(); // the client learns of its stream now, not at its first event
+  if (stream || !seen.filtered?.replies.length) {
     outcome = await relay(chunks, res);
   } else {
-    res.writeHead(200, { ...pick(upstream.headers), "content-type": "application/json" });
-    outcome = await relay(withReplies(chunks, replies, failures), res);
+    const start = await pastWhitespaceIn(chunks);
+    const begins = start.piece === undefined ? start.outcome === "answered" : start.piece[0] === OPEN_ARRAY || start.piece[0] === OPEN_OBJECT;
+    if (begins) {
+      outcome = start.piece === undefined ? start.outcome : await relay(passOn(start.piece, chunks), res);
+    } else {
+      await chunks.return();
+      res.write(asAnswer(failed(seen.awaiting), seen.batch));
+      outcome = start.piece === undefined ? start.outcome : "upstream-not-json";
+    }
   }
   res.end();
   return outcome;
+}
+
+/** The methods of the messages of an exchange that were recorded. */
+const methodsOf = (seen) => [...new Set(seen.accounts.flatMap((a) => (a.record ? [a.record.method] : [])))];
+
+/** The last line of an exchange the middleware answered itself: why. */
+function refused(seen, started) {
+  if (seen.refused === "body-too-large") return log({ outcome: "refused", refused: "body-too-large", limit: maxBodyBytes });
+  // Nothing filtered: the client left while its body came, or the middleware could not serve.
+  if (seen.filtered === undefined) return log({ outcome: "failed", failed: seen.refused ?? "client-closed" });
+  log({ session: seen.sessionId ?? null, outcome: "refused", refused: seen.refused, methods: methodsOf(seen), filterMs: seen.filterMs, roundTripMs: performance.now() - started });
+}
+
+/** Reads the body the middleware hands on: the filter's bytes. */
+async function forwardedBody(req) {
+  const chunks = [];
+  for await (const chunk of req) chunks.push(chunk);
+  return Buffer.concat(chunks);
 }
 
 async function exchange(req, res) {
@@ -407,38 +363,18 @@ async function exchange(req, res) {
     log({ outcome: "refused", refused: "method-not-allowed", httpMethod: req.method });
     return answer(res, 405, error(null, INVALID_REQUEST, "the gateway answers GET, POST and DELETE"), { allow: ALLOWED.join(", ") });
   }
-  let body;
-  try {
-    body = req.method === "POST" ? await readBytes(req, maxBodyBytes) : undefined;
-  } catch (failure) {
-    if (failure?.code !== "body-too-large") throw failure;
-    log({ outcome: "refused", refused: "body-too-large", limit: maxBodyBytes });
-    return answer(res, 413, error(null, INVALID_REQUEST, failure.message, { code: failure.code }), { connection: "close" });
-  }
-  let session = witnessedSession(req);
-  const filtering = performance.now();
-  // The body's bytes through the filter, with the headers that say how a server would decode
-  // them (a charset, an encoding: refused unless UTF-8 JSON, so the server reads what was
-  // checked); what goes upstream is what it returns, byte for byte.
-  const filtered = body === undefined || body.length === 0 ? { forward: body, replies: [], lines: [], accounts: [], ids: [] }
-    : filter(body, { sessionId: session ?? undefined, headers: req.headers });
-  const filterMs = performance.now() - filtering;
-  // Logged as forwarded, before the upstream is asked: an answer that never comes cannot lose a line.
-  for (const line of filtered.lines) logLine(session, line);
-  // The accounts, not the lines: a line holds its message, arguments and all.
-  const accounts = filtered.accounts.map((account) => JSON.parse(account));
-  const methods = [...new Set(accounts.flatMap((a) => (a.record ? [a.record.method] : [])))];
-  if ("reject" in filtered) {
-    // A body refused whole (its headers, not JSON, a batch too large) has no account: its answer says why.
-    const refused = accounts.length === 0 ? JSON.parse(filtered.reject).error?.data?.code : undefined;
-    log({ session, outcome: "refused", refused, methods, filterMs, roundTripMs: performance.now() - started });
-    res.writeHead(filtered.status, { "content-type": "application/json" });
-    return res.end(filtered.reject || undefined);
-  }
-  const { replies } = filtered;
-  // The ids of the requests that go on, as they came: the gateway's own answers name them exactly.
-  const requests = accounts.flatMap((a, index) => (a.kind === "request" && a.refused === undefined ? [filtered.ids[index]] : []));
-  const batch = filtered.forward !== undefined && isBatch(filtered.forward);
+  // The middleware reads, filters and hands on the body (with the headers that say how a server
+  // would decode it: refused unless UTF-8 JSON, so the upstream reads what was checked), or
+  // answers the client itself and ends the exchange.
+  const handedOn = await new Promise((resolve) => {
+    res.once("close", () => resolve(false));
+    provenance(req, res, () => resolve(true));
+  });
+  const seen = exchangeOf(req);
+  // Logged as forwarded (or refused), before the upstream is asked: an answer that never comes cannot lose a line.
+  for (const line of seen.filtered?.lines ?? []) logLine(seen.sessionId ?? null, line);
+  if (!handedOn) return refused(seen, started);
+  const body = req.method === "POST" ? await forwardedBody(req) : undefined;
 
   let outcome = "answered";
   // The upstream's share of the round trip: from asking to the end of its answer.
@@ -449,25 +385,23 @@ async function exchange(req, res) {
   const timer = setTimeout(() => abort.abort("upstream-timeout"), upstreamTimeoutMs);
   let upstream;
   try {
-    upstream = await ask(req.method, upstreamHeaders(req), filtered.forward, abort.signal);
+    upstream = await ask(req.method, upstreamHeaders(req), body, abort.signal);
   } catch (failure) {
     outcome = typeof failure === "string" ? failure : "upstream-failed";
   } finally {
     clearTimeout(timer);
   }
   if (upstream) {
-    // An initialize request learns its session from the answer.
-    session = learnSessions(req, upstream) ?? session;
-    outcome = await answerFrom(res, upstream, replies, failed(requests));
+    outcome = await answerFrom(res, upstream, seen);
   } else {
-    joined(res, requests.length + replies.length ? 200 : 502, [...replies, ...failed(requests)], batch);
+    // The middleware joins the replies to the gateway's own answer, as to the upstream's.
+    res.writeHead(seen.awaiting.length ? 200 : 502, { "content-type": "application/json" });
+    res.end(seen.awaiting.length ? asAnswer(failed(seen.awaiting), seen.batch) : undefined);
   }
-  log({ session, outcome, methods, filterMs, upstreamMs: performance.now() - sent, roundTripMs: performance.now() - started });
-  if (traces) trace(accounts.filter((a) => a.record && a.refused === undefined), startTime, outcome);
+  // The session the upstream issued in its answer, or the one the request named that it issued.
+  log({ session: seen.sessionId ?? null, outcome, methods: methodsOf(seen), filterMs: seen.filterMs ?? 0, upstreamMs: performance.now() - sent, roundTripMs: performance.now() - started });
+  if (traces) trace(seen.accounts.filter((a) => a.record && a.refused === undefined), startTime, outcome);
 }
-
-/** The gateway's own answer (text) to each request the upstream did not answer, by the id's text. */
-const failed = (ids) => ids.map((id) => `{"jsonrpc":"2.0","id":${id},"error":{"code":${UPSTREAM_FAILED},"message":"the upstream server did not answer"}}`);
 
 const http = createServer((req, res) => {
   exchange(req, res).catch((failure) => {

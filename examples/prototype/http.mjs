@@ -10,12 +10,7 @@ export const MAX_BODY_BYTES = 1 << 20;
  * Content-Length or as it arrives). The rest of the body is then read and
  * dropped, so the 413 answer can still reach the client.
  */
-export async function readBody(req, limit = Infinity) {
-  return (await readBytes(req, limit)).toString("utf8");
-}
-
-/** The whole body of an incoming request as the bytes that came (a Buffer), bounded as `readBody` is. */
-export function readBytes(req, limit = Infinity) {
+export function readBody(req, limit = Infinity) {
   return new Promise((resolve, reject) => {
     const chunks = [];
     let size = 0;
@@ -30,7 +25,7 @@ export function readBytes(req, limit = Infinity) {
       if (size > limit) tooLarge();
       else chunks.push(chunk);
     });
-    req.on("end", () => resolve(Buffer.concat(chunks)));
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
     req.on("error", reject);
   });
 }

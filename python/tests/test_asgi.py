@@ -549,10 +549,15 @@ class InTheReadme(unittest.IsolatedAsyncioTestCase):
         quiet(self)
 
     async def test_the_http_server_section_s_code_runs_and_serves(self) -> None:
-        readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+        # The package's README and the repository's: each shows the middleware in one block.
+        for readme in (Path(__file__).resolve().parents[1] / "README.md", Path(__file__).resolve().parents[2] / "README.md"):
+            with self.subTest(readme=str(readme)):
+                await self._serves(readme.read_text(encoding="utf-8"))
+
+    async def _serves(self, readme: str) -> None:
         section = re.search(r"^## In your HTTP server\n(.*?)(?=^## |\Z)", readme, re.S | re.M)
         blocks = re.findall(r"```python\n(.*?)```", section.group(1), re.S) if section is not None else []
-        self.assertEqual(len(blocks), 1, "python/README.md's 'In your HTTP server' has no python block")
+        self.assertEqual(len(blocks), 1, "'In your HTTP server' has no python block")
         [block] = blocks
         names: Dict[str, Any] = {}
         exec(compile(block, "README.md, In your HTTP server", "exec"), names)
@@ -563,7 +568,6 @@ class InTheReadme(unittest.IsolatedAsyncioTestCase):
         [call] = [account["record"] for account in records if account.get("record", {}).get("method") == "tools/call"]
         self.assertEqual(call["clientAsserted"]["turnId"], "turn-7")
         self.assertTrue(call["clientAsserted"]["userIntentRedacted"])
-
 
 if __name__ == "__main__":
     unittest.main()

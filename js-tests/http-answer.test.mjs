@@ -1,0 +1,194 @@
+// mcp-provenance/http on the way back, and what it records as witnessed,
+// in the three stacks of http-stacks.mjs: only `turnId` echoed into each
+// result (a JSON answer whole, an event stream event by event as it comes),
+// the filter's replies joined to the app's answer whatever its form, nothing
+// passed on that could not be read, and a session or principal recorded only
+// when the server established it (AI-10).
+import assert from "node:assert/strict";
+import { request } from "node:http";
+import { describe, test } from "node:test";
+
+import {
+  EVENTS_TYPE, JSON_TYPE, KEY, STACKS, TOO_DEEP,
+  accounts, event, notJson, recorder, result, send, tooDeep,
+} from "./http-stacks.mjs";
+
+/** Runs `check(url)` against `app` behind the middleware made with `options` in `stack`, then closes it. */
+async function behind(stack, options, app, check, auth) {
+  const server = await stack(options, app, auth);
+  try {
+    return await check(server.url);
+  } finally {
+    await server.close();
+  }
+}
+
+/** A call whose request carried `turnId` t-1. */
+const CALLED = `{"jsonrpc":"2.0","id":12345678901234567890,"method":"tools/call","params":{"name":"q","_meta":{"${KEY}":{"turnId":"t-1"}}}}`;
+/** An answer whose handler put the whole envelope, another turn's, in its result. */
+const CARELESS = `{"jsonrpc":"2.0","id":12345678901234567890,"result":{"n":1e400,"_meta":{"${KEY}":{"turnId":"other","userIntent":{"text":"leak"}},"x":1}}}`;
+/** The same answer as the client gets it: the request's turnId, and nothing else of the envelope (AI-11). */
+const ECHOED = `{"jsonrpc":"2.0","id":12345678901234567890,"result":{"n":1e400,"_meta":{"${KEY}":{"turnId":"t-1"},"x":1}}}`;
+const PROGRESS = '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}';
+
+/**
+ * POSTs `body` and reads the answer as it comes, resolving `seen` once
+ * `awaited` has arrived; the whole answer.
+ */
+function streamed(url, body, awaited, seen) {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: "POST", headers: { ...JSON_TYPE, accept: "application/json, text/event-stream" } }, (res) => {
+      let received = "";
+      res.setEncoding("utf8").on("data", (chunk) => {
+        received += chunk;
+        if (received.includes(awaited)) seen();
+      }).on("end", () => resolve(received));
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+for (const [name, stack] of Object.entries(STACKS)) {
+  describe(`the middleware in ${name}, on the way back`, () => {
+    test("a JSON answer carries only the request's turnId, its length made right; echo: false leaves it as the app made it", async () => {
+      for (const pieces of [[CARELESS.slice(0, 20), CARELESS.slice(20)], [CARELESS]]) {
+        const app = recorder({ headers: { ...JSON_TYPE, "content-length": String(CARELESS.length), "mcp-session-id": "s-1" }, pieces });
+        const answer = await behind(stack, {}, app, (url) => send(url, { body: CALLED }));
+        assert.deepEqual([answer.status, answer.body], [200, ECHOED]);
+        assert.equal(answer.headers["content-length"], String(ECHOED.length));
+        assert.equal(answer.headers["mcp-session-id"], "s-1");
+        const asMade = await behind(stack, { echo: false }, app, (url) => send(url, { body: CALLED }));
+        assert.equal(asMade.body, CARELESS);
+      }
+    });
+
+    test("an event stream is echoed event by event, as it comes", { timeout: 10_000 }, async () => {
+      let seen;
+      const firstEventsSeen = new Promise((resolve) => { seen = resolve; });
+      const [first, rest] = CARELESS.split(',"result"');
+      const app = recorder({
+        headers: EVENTS_TYPE,
+        pieces: [
+          // A priming event (an id, no data), a comment, then a notification, the answer cut mid-event.
+          `id: 0\ndata:\r\n\r\n: keep-alive\n\nevent: message\nid: 1\ndata: ${PROGRESS}\n\nevent: mess`,
+          // Not before the client has the events the stream held whole: were they held back, this would wait for ever.
+          // The answer's data on two lines, split where JSON has whitespace; the event's end cut between a CR and its LF.
+          () => firstEventsSeen.then(() => `age\nid: 2\nretry: 10\ndata: ${first}\ndata: ,"result"${rest}\r\n\r`),
+          "\n",
+        ],
+      });
+      const body = await behind(stack, {}, app, (url) => streamed(url, CALLED, `${PROGRESS}\n\n`, seen));
+      const [echoedFirst, echoedRest] = ECHOED.split(',"result"');
+      assert.equal(body, `id: 0\ndata:\r\n\r\n: keep-alive\n\nevent: message\nid: 1\ndata: ${PROGRESS}\n\n`
+        // Its fields kept in their order, its data on the lines it came on, echoed.
+        + `event: message\nid: 2\nretry: 10\ndata: ${echoedFirst}\ndata: ,"result"${echoedRest}\r\n\r\n`);
+    });
+
+    test("a batch's replies join the app's answer whatever its form, echoing or not", async () => {
+      const batch = `[{"jsonrpc":"2.0","id":1,"method":"ping"},${tooDeep(2)}]`;
+      const [one, three] = [result(1), result(3)];
+      const cases = [
+        [200, JSON_TYPE, ["  \n", "[", " \r\n", `${one} `, "]\n"], `[${TOO_DEEP},${one} ]\n`],
+        [200, JSON_TYPE, [`[${one},`, `${three}]`], `[${TOO_DEEP},${one},${three}]`],
+        [200, JSON_TYPE, [" ", one], `[${TOO_DEEP},${one}]`],
+        [200, JSON_TYPE, ["[", "  ]"], `[${TOO_DEEP}]`],
+        [202, {}, [], `[${TOO_DEEP}]`],
+        [503, { "content-type": "text/html" }, ["<html>busy</html>"], `[${TOO_DEEP},${notJson(1)}]`],
+      ];
+      for (const [status, headers, pieces, expected] of cases) {
+        for (const echo of [true, false]) {
+          const app = recorder({ status, headers: { ...headers, "mcp-session-id": "s-1" }, pieces });
+          const answer = await behind(stack, { echo }, app, (url) => send(url, { body: batch }));
+          assert.deepEqual(app.reached.map((r) => r.body), ['[{"jsonrpc":"2.0","id":1,"method":"ping"}]']);
+          assert.deepEqual([answer.status, answer.body], [200, expected], JSON.stringify({ pieces, echo }));
+          assert.equal(answer.headers["content-type"], "application/json");
+          assert.equal(answer.headers["mcp-session-id"], "s-1");
+        }
+      }
+      // An event stream gets the replies as events of their own, first.
+      const app = recorder({ headers: EVENTS_TYPE, pieces: [event(one)] });
+      const answer = await behind(stack, {}, app, (url) => send(url, { body: batch }));
+      assert.equal(answer.body, event(TOO_DEEP) + event(one));
+      assert.match(answer.headers["content-type"], /^text\/event-stream/);
+    });
+
+    test("an answer that cannot be read is not passed on: each request gets an error instead", async () => {
+      const limit = '{"jsonrpc":"2.0","id":12345678901234567890,"error":{"code":-32603,"message":"the server\'s answer is larger than 64 bytes","data":{"code":"answer-too-large"}}}';
+      const eventLimit = limit.replace("the server's answer", "an event of the server's answer");
+      const eventNotJson = notJson("12345678901234567890", "an event of the server's answer");
+      const cases = [
+        [JSON_TYPE, ['{"jsonrpc":"2.0",', '"id":12345678901234567890,"result":{', `"text":"${"x".repeat(100)}"}}`], limit],
+        [JSON_TYPE, ["<html>busy</html>"], notJson("12345678901234567890")],
+        [JSON_TYPE, ['"a JSON string"'], notJson("12345678901234567890")],
+        [EVENTS_TYPE, [event("{}"), `data: ${"x".repeat(100)}`, `\n\n${event("{}")}`], event("{}") + event(eventLimit)],
+        [EVENTS_TYPE, [`${event("{}")}data: <html>\n\n${event("{}")}`], event("{}") + event(eventNotJson)],
+      ];
+      for (const [headers, pieces, expected] of cases) {
+        const app = recorder({ headers, pieces });
+        const answer = await behind(stack, { maxAnswerBytes: 64 }, app, (url) => send(url, { body: CALLED }));
+        assert.deepEqual([answer.status, answer.body], [200, expected], JSON.stringify(pieces));
+      }
+    });
+  });
+
+  describe(`the middleware in ${name}, witnessing`, () => {
+    test("a session id is witnessed once the app issued it, and no more once it ended", async () => {
+      const ISSUED = "session-the-app-issued";
+      const sink = accounts();
+      const app = recorder();
+      const call = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"q"}}';
+      await behind(stack, { audit: sink }, app, async (url) => {
+        /** Sends `body` naming `session`, the app answering `status` and issuing `issues`. */
+        const post = (body, session, status, issues, method = "POST") => {
+          Object.assign(app, { status, headers: { ...JSON_TYPE, ...(issues && { "mcp-session-id": issues }) } });
+          return send(url, { method, body, headers: { ...JSON_TYPE, ...(session && { "mcp-session-id": session }) } });
+        };
+        await post('{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}', undefined, 200, ISSUED);
+        await post(call, "a-session-the-client-made-up", 404);
+        await post(call, ISSUED, 200, ISSUED);
+        await post(undefined, ISSUED, 200, undefined, "DELETE");
+        await post(call, ISSUED, 200, ISSUED);
+      });
+      // Every header went on: the app decides what a session is.
+      assert.deepEqual(app.reached.map((r) => r.headers["mcp-session-id"]), [undefined, "a-session-the-client-made-up", ISSUED, ISSUED, ISSUED]);
+      assert.deepEqual(sink.witnessed().map((w) => w.sessionId), [undefined, undefined, ISSUED, undefined]);
+      assert.ok(sink.witnessed().every((w) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(w.receivedAt)));
+    });
+
+    test("a session the app said it does not know is forgotten, and memory is bounded", async () => {
+      const sink = accounts();
+      const app = recorder();
+      await behind(stack, { audit: sink, maxSessions: 2, echo: false }, app, async (url) => {
+        /** Posts in `session`, the app answering `status` and issuing `issues`; the session the record witnessed. */
+        const post = async (session, status = 200, issues = undefined) => {
+          Object.assign(app, { status, headers: { ...JSON_TYPE, ...(issues && { "mcp-session-id": issues }) } });
+          await send(url, { body: '{"jsonrpc":"2.0","id":1,"method":"ping"}', headers: { ...JSON_TYPE, "mcp-session-id": session } });
+          return sink.witnessed().at(-1).sessionId;
+        };
+        for (const issued of ["a", "b", "c"]) await post("-", 200, issued);
+        // Two remembered: the one issued longest ago is forgotten.
+        assert.deepEqual([await post("a"), await post("b"), await post("c")], [undefined, "b", "c"]);
+        await post("b", 404);
+        assert.deepEqual([await post("b"), await post("c")], [undefined, "c"]);
+      });
+    });
+
+    test("the principal is the identity the stack authenticated, never a header", async () => {
+      const sink = accounts();
+      const ping = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
+      const headers = { ...JSON_TYPE, "x-user": "mallory", authorization: "Bearer mallory" };
+      for (const auth of [{ clientId: "alice", token: "t", scopes: [] }, undefined]) {
+        await behind(stack, { audit: sink }, recorder(), (url) => send(url, { body: ping, headers }), auth);
+      }
+      // Where the identity is not the token's client, a function finds it: here, the scopes it was granted.
+      const principal = (request, given) => {
+        const auth = given?.authInfo ?? request.auth;
+        return auth && `${auth.clientId} (${auth.scopes.join(" ")})`;
+      };
+      const auth = { clientId: "bob", token: "t", scopes: ["mcp:read"] };
+      await behind(stack, { audit: sink, principal }, recorder(), (url) => send(url, { body: ping, headers }), auth);
+      assert.deepEqual(sink.witnessed().map((w) => w.principal), ["alice", undefined, "bob (mcp:read)"]);
+    });
+  });
+}

@@ -1,0 +1,182 @@
+/**
+ * mcp-provenance/http: the wire filter as HTTP middleware, in front of an MCP app (a server, or a
+ * gateway's upstream side) in the stacks people run: Node's `http` server, Express and Connect
+ * (`provenanceMiddleware`), and Fetch-API servers such as Hono, Deno, Bun and workers
+ * (`provenanceFetch`). For each POST: the body read up to a bound, filtered with its headers (a
+ * body a server could decode as anything but UTF-8 JSON is refused with 415), each message's
+ * account handed to `audit`, and the app handed exactly the bytes the filter returned; on the way
+ * back, only `turnId` echoed into each result (AI-11), and the filter's replies to the refused
+ * messages of a batch joined to the answer. What cannot be read or audited is answered by the
+ * middleware, never passed on as it came. GET streams and DELETEs pass; the client's `Host` and
+ * `Origin` are the app's to judge.
+ */
+import type { FilterOptions, Forward, MessageAccount, Reject, RefusalCode } from "./gateway.js";
+
+/**
+ * Why the middleware answered in the app's stead (the body past `maxBodyBytes`, read before the
+ * middleware could, not audited, or the middleware's own fault), or put its errors in place of the
+ * app's answer (not JSON-RPC, past `maxAnswerBytes`); a JSON-RPC error's `data.code`.
+ */
+export type MiddlewareCode =
+  | "body-too-large"
+  | "body-already-read"
+  | "audit-failed"
+  | "middleware-failed"
+  | "answer-not-json"
+  | "answer-too-large";
+
+/**
+ * Called with each message's account (its kind, id, record, changes, why it was refused) and its
+ * line (the account with the message as forwarded, one line of JSON, for a log), in order, before
+ * the app sees the body; each waits for the one before when it returns a promise. A line holds
+ * the message, arguments and all, and costs what they weigh: it is made only for a sink that
+ * declares it, a second parameter (as Express tells an error handler by its four). When it throws
+ * or rejects, nothing goes to the app: each request is answered with a JSON-RPC error `-32603`,
+ * `data.code` the error's own `code` (a string) or `"audit-failed"`, and stderr says so once,
+ * without the error's text.
+ */
+export type AccountSink = (account: MessageAccount, line: string) => void | Promise<void>;
+
+/** What both middlewares take: the filter's options (checked when the middleware is made), and their own. */
+export interface HttpOptions extends FilterOptions {
+  /** The most bytes of a request body read (default 1 MiB): past it, 413, and nothing more kept. */
+  maxBodyBytes?: number;
+  /**
+   * The most bytes of a JSON answer held to echo into, or of one event of an event stream
+   * (default 16 MiB): past it, the app's answer is not passed on and each request gets a -32603
+   * error, `answer-too-large`.
+   */
+  maxAnswerBytes?: number;
+  /** The most session ids remembered as issued (default 10,000); past it, the one named longest ago is forgotten. */
+  maxSessions?: number;
+  /**
+   * Whether each result carries its request's `turnId` in `_meta[key]`, and nothing else of the
+   * envelope (AI-11). Default `true`; a gateway, which forwards the server's answer as it is
+   * (AI-12), turns it off.
+   */
+  echo?: boolean;
+  /** Each message's account, before the app sees the body. */
+  audit?: AccountSink;
+}
+
+/** A request as the middleware reads it: Node's `IncomingMessage` (Express's and Connect's `req` are one). */
+export interface NodeRequest {
+  method?: string | undefined;
+  url?: string | undefined;
+  headers: { [name: string]: string | string[] | undefined };
+  rawHeaders: string[];
+  /** What the MCP SDK's bearer authentication (`requireBearerAuth`) sets: the token's `clientId` is the principal. */
+  auth?: { clientId?: string | undefined } | undefined;
+  readonly readableDidRead?: boolean;
+  readonly readableEnded?: boolean;
+}
+
+/** An answer as the middleware writes it: Node's `ServerResponse` (Express's `res` is one). */
+export interface NodeResponse {
+  statusCode: number;
+  readonly headersSent: boolean;
+  writeHead(statusCode: number, ...rest: unknown[]): unknown;
+  write(chunk: unknown, ...rest: unknown[]): boolean;
+  end(...rest: unknown[]): unknown;
+  flushHeaders(): void;
+  getHeader(name: string): number | string | string[] | undefined;
+  setHeader(name: string, value: number | string | readonly string[]): unknown;
+  removeHeader(name: string): void;
+  destroy(error?: Error): unknown;
+}
+
+/** What `provenanceMiddleware` takes. */
+export interface MiddlewareOptions extends HttpOptions {
+  /**
+   * The identity the stack authenticated, recorded as `witnessed.principal`: by default
+   * `req.auth.clientId`, as the MCP SDK's bearer authentication sets it (mount the middleware
+   * after it). Never read it from a header the client sets.
+   */
+  principal?: (req: NodeRequest) => string | undefined;
+}
+
+/** What `provenanceFetch` takes, for a handler taking `Rest` beside the request. */
+export interface FetchOptions<Rest extends unknown[] = unknown[]> extends HttpOptions {
+  /**
+   * The identity the stack authenticated, recorded as `witnessed.principal`: by default the
+   * `clientId` of the `authInfo` given beside the request (`handler(request, { authInfo })`, as the
+   * MCP SDK's web-standard handlers take it). Never read it from a header the client sets.
+   */
+  principal?: (request: Request, ...rest: Rest) => string | undefined;
+}
+
+/** Connect's and Express's `next`. */
+export type Next = (error?: unknown) => void;
+
+/**
+ * What the middleware made of one HTTP exchange, as it goes (`exchangeOf(request)`): for the app
+ * behind it (the ids it must answer) and the operator (a log line when the exchange ends).
+ */
+export interface Exchange {
+  /** When the middleware received the request (ISO 8601): the records' `witnessed.receivedAt`. */
+  readonly receivedAt: string;
+  /**
+   * The session the app issued that the request names (`witnessed.sessionId`); once the app has
+   * answered, the one its answer names, when it names one.
+   */
+  readonly sessionId: string | undefined;
+  /** The identity the stack authenticated (`witnessed.principal`). */
+  readonly principal: string | undefined;
+  /** The filter's outcome for a POST's body; undefined before it ran, and for other methods. */
+  readonly filtered: Forward<Uint8Array> | Reject | undefined;
+  /** How long the filter took, in milliseconds. */
+  readonly filterMs: number | undefined;
+  /** Each message's account, parsed (those `audit` got). */
+  readonly accounts: readonly MessageAccount[];
+  /** The ids (JSON texts, as sent: `12345678901234567890`, `"r-1"`) of the requests that went on to the app. */
+  readonly awaiting: readonly string[];
+  /** Whether the body that went on is a batch. */
+  readonly batch: boolean;
+  /**
+   * Why the middleware answered in the app's stead, or put its errors in place of the app's
+   * answer: its own code, or the code of the filter's refusal of the whole body (`parse-error`,
+   * `unsupported-media-type`, …). Undefined when the filter refused messages one by one (see
+   * `filtered`), and when the app's answer went on.
+   */
+  readonly refused: MiddlewareCode | RefusalCode | undefined;
+}
+
+/**
+ * Node `http` / Express / Connect middleware, `(req, res, next)`: mount it before any body parser
+ * (and after the stack's authentication, for `principal`). `req` then reads as the forwarded bytes
+ * whoever reads it (a `for await` loop, `express.json()`, the MCP SDK's
+ * `StreamableHTTPServerTransport.handleRequest(req, res)` in 1.x and the 2.x node transport, which
+ * read `req.rawBody`), with its `content-length` made right. It filters every POST it is given:
+ * mount it where MCP is served (`app.use("/mcp", ...)`), where the router that picks the MCP path
+ * picks it too. A body something read before it is refused (500, `body-already-read`): nothing it
+ * could not check goes on.
+ * @throws {import("./index.js").ProvenanceError} a bad option (RangeError), at once.
+ * @example
+ * const app = express();
+ * app.use("/mcp", provenanceMiddleware({ policy: { userIntent: "redact" }, audit: (account) => store.insert(account) }));
+ * app.use(express.json());
+ * app.post("/mcp", (req, res) => transport.handleRequest(req, res, req.body));
+ */
+export declare function provenanceMiddleware(options?: MiddlewareOptions): (req: NodeRequest, res: NodeResponse, next: Next) => void;
+
+/**
+ * `handler` (a Fetch-API handler: `Request` in, `Response` out) with provenance in front of it: the
+ * handler gets a `Request` whose body is the forwarded bytes, and its `Response` goes back echoed
+ * and joined (an event stream event by event, as it comes); what it takes beside the request is
+ * passed on. It filters every POST it is given: wrap the handler of the MCP path.
+ * @throws {import("./index.js").ProvenanceError} a bad option (RangeError), at once; a handler that is not a function (TypeError).
+ * @example
+ * const mcp = provenanceFetch((request, options) => handler.fetch(request, options), { audit: (account) => store.insert(account) });
+ * export default { fetch: (request) => mcp(request, { authInfo: undefined }) };
+ */
+export declare function provenanceFetch<Rest extends unknown[]>(
+  handler: (request: Request, ...rest: Rest) => Response | Promise<Response>,
+  // What the handler takes beside the request is the handler's to say, not `principal`'s.
+  options?: FetchOptions<NoInfer<Rest>>,
+): (request: Request, ...rest: Rest) => Promise<Response>;
+
+/**
+ * What the middleware made of `request` so far: the `req` `provenanceMiddleware` got, or a
+ * `Request` `provenanceFetch` got or handed on. Undefined for one it did not see.
+ */
+export declare function exchangeOf(request: NodeRequest | Request): Exchange | undefined;
