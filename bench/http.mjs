@@ -3,17 +3,25 @@
 // result, and a client on a kept-alive connection sends one request at a
 // time, the same body each time (the SEP-2817 example request of
 // docs/reference.md, and the same request whose `arguments` hold ~0.7 MB of
-// rows), to four servers, interleaved round by round:
+// rows), to six servers, interleaved round by round:
 //
 // - the server alone;
 // - the server behind a pass-through middleware that only reads the body
 //   and hands it on (the floor: what any body-reading middleware costs);
+// - the server behind a pass-through that does what provenanceMiddleware
+//   must besides, with no filter: reads the body, hands the app a request
+//   whose read side holds it anew, and holds the app's answer to send it
+//   whole (the floor for a body-replacing middleware that reads answers);
+//   and the same with the filter and its echo between (the floor for a
+//   middleware that does the filter's work, and none of its refusals);
 // - the server behind provenanceMiddleware (redacting intents, auditing
 //   each message, echoing turnId);
 // - and, in the same process, the filter and its echo alone: the work the
-//   middleware cannot avoid.
+//   middleware cannot avoid; once as the bare calls, once as the middleware
+//   makes them (a server's headers and `receivedAt` given, the accounts
+//   parsed for the audit sink, the answer echoed as bytes).
 //
-// Prints p50 and p99 per request and what the middleware adds over the
+// Prints p50 and p99 per request and what each middleware adds over the
 // server alone, as a multiple of the filter's own cost (the issue's aim:
 // at most 1.2×). It asserts nothing about time.
 //
@@ -21,6 +29,7 @@
 
 import { readFileSync } from "node:fs";
 import { Agent, createServer, request } from "node:http";
+import { Readable } from "node:stream";
 
 import { createFilter } from "../pkg/dist/gateway.mjs";
 import { provenanceMiddleware } from "../pkg/dist/http.mjs";
@@ -48,12 +57,52 @@ async function server(req, res, read) {
   res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(answer) }).end(answer);
 }
 
+/** The request's read side made anew, holding `body` and ended; its length restated: what a body-replacing middleware does at least. */
+function rearm(req, body) {
+  req._readableState = new Readable()._readableState;
+  req._read = () => {};
+  req.push(body);
+  req.push(null);
+  req.headers["content-length"] = String(body.length);
+}
+
+/** The app's answer held and sent whole at its end (through `echo`), with its length: what a middleware that reads the answer does at least. */
+function hold(res, echo = (body) => body) {
+  const { writeHead, end } = res;
+  const held = [];
+  res.writeHead = function (status, headers) {
+    this.statusCode = status;
+    for (const [name, value] of Object.entries(headers ?? {})) this.setHeader(name, value);
+    return this;
+  };
+  res.write = (chunk) => held.push(Buffer.from(chunk));
+  res.end = function (chunk) {
+    if (chunk) held.push(Buffer.from(chunk));
+    const body = echo(Buffer.concat(held));
+    this.setHeader("content-length", body.length);
+    writeHead.call(this, this.statusCode);
+    return end.call(this, body);
+  };
+}
+
+const filter = createFilter({ policy: POLICY });
 const records = [];
 const guarded = provenanceMiddleware({ policy: POLICY, audit: (account) => { records.push(account); } });
 const servers = {
   "server alone": (req, res) => server(req, res),
   // The floor: what any middleware that reads the body before the server does costs.
   "behind a pass-through (floor)": (req, res) => bodyOf(req).then((body) => server(req, res, body)),
+  "behind a re-arming, holding pass-through (floor)": (req, res) => bodyOf(req).then((body) => {
+    rearm(req, body);
+    hold(res);
+    return server(req, res);
+  }),
+  "behind the filter in that pass-through (floor)": (req, res) => bodyOf(req).then((body) => {
+    const out = filter(body, { headers: req.headers, receivedAt: new Date().toISOString() });
+    rearm(req, out.forward);
+    hold(res, (answer) => filter.echo(answer, out));
+    return server(req, res);
+  }),
   "behind provenanceMiddleware": (req, res) => guarded(req, res, (error) => (error ? res.destroy(error) : server(req, res))),
 };
 
@@ -87,7 +136,8 @@ async function timed(call, count) {
 }
 
 const listening = Object.fromEntries(await Promise.all(Object.entries(servers).map(async ([name, handle]) => [name, await listen(handle)])));
-const filter = createFilter({ policy: POLICY });
+/** The request headers a Node server has for the bench's POSTs, as the middleware hands them to the filter. */
+const served = (body) => ({ "content-type": "application/json", accept: "application/json, text/event-stream", "content-length": String(body.length), host: "127.0.0.1", connection: "keep-alive" });
 const results = new Map();
 const add = (key, samples) => results.set(key, [...(results.get(key) ?? []), ...samples]);
 for (let round = 0; round < rounds; round++) {
@@ -99,6 +149,12 @@ for (let round = 0; round < rounds; round++) {
       const out = filter(body, { headers: { "content-type": "application/json" } });
       filter.echo(answer, out);
     }, count));
+    const headers = served(body);
+    add(`${name}: filter + echo as the middleware runs them`, await timed(async () => {
+      const out = filter(body, { headers, receivedAt: new Date().toISOString(), sessionId: undefined, principal: undefined });
+      records.push(...out.accounts.map((account) => JSON.parse(account)));
+      filter.echo(Buffer.from(answer), out);
+    }, count));
     records.length = 0;
   }
 }
@@ -106,18 +162,19 @@ agent.destroy();
 for (const { http } of Object.values(listening)) http.close();
 
 const percentile = (samples, p) => [...samples].sort((a, b) => a - b)[Math.min(samples.length - 1, Math.floor(samples.length * p))];
-const tasks = [...Object.keys(servers), "filter + echo alone"];
+const tasks = [...Object.keys(servers), "filter + echo alone", "filter + echo as the middleware runs them"];
 console.log(`mcp-provenance/http, ${rounds} rounds interleaved; per request, µs (p50 / p99):`);
 for (const [name] of bodies) {
   const at = Object.fromEntries(tasks.map((task) => {
     const samples = results.get(`${name}: ${task}`);
     return [task, [percentile(samples, 0.5), percentile(samples, 0.99)]];
   }));
-  for (const task of tasks) console.log(`  ${name}: ${task.padEnd(32)} ${at[task][0].toFixed(1).padStart(10)} / ${at[task][1].toFixed(1).padStart(10)}`);
+  for (const task of tasks) console.log(`  ${name}: ${task.padEnd(48)} ${at[task][0].toFixed(1).padStart(10)} / ${at[task][1].toFixed(1).padStart(10)}`);
   const own = at["filter + echo alone"][0];
+  const run = at["filter + echo as the middleware runs them"][0];
   const alone = at["server alone"];
-  for (const task of ["behind a pass-through (floor)", "behind provenanceMiddleware"]) {
+  for (const task of Object.keys(servers).slice(1)) {
     const added = at[task][0] - alone[0];
-    console.log(`  ${name}: ${task} adds ${added.toFixed(1)} µs at p50 (${(at[task][1] - alone[1]).toFixed(1)} at p99): ${(added / own).toFixed(2)}× the filter's own ${own.toFixed(1)} µs`);
+    console.log(`  ${name}: ${task} adds ${added.toFixed(1)} µs at p50 (${(at[task][1] - alone[1]).toFixed(1)} at p99): ${(added / own).toFixed(2)}× the filter's own ${own.toFixed(1)} µs, ${(added / run).toFixed(2)}× its ${run.toFixed(1)} µs as the middleware runs it`);
   }
 }

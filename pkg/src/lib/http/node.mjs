@@ -69,7 +69,7 @@ async function serve(settings, req, res, next) {
   }
   const refusal = await admit(settings, exchange, body, req.headers);
   if (refusal !== undefined) return answer(res, refusal.status, refusal.body);
-  await rearm(req, exchange.filtered.forward);
+  rearm(req, exchange.filtered.forward);
   watch(res, settings, exchange, req.method, asked, true);
   return next();
 }
@@ -86,9 +86,13 @@ function authenticated(req) {
 /** What `readBody` gives for a request whose client left before its body came whole. */
 const GONE = Symbol("gone");
 
-/** node:stream, loaded with the first body the middleware reads (a Fetch-only user never loads it). */
+/**
+ * node:stream, loaded with the first body the middleware reads (a Fetch-only
+ * user never loads it), and kept as the module once loaded: awaiting it on
+ * every request would cost each one a turn of the microtask queue.
+ */
 let streams;
-const stream = () => (streams ??= import("node:stream"));
+const stream = async () => (streams ??= await import("node:stream"));
 
 /**
  * The body of `req` as the bytes that came (a Buffer), once its read side is
@@ -99,7 +103,7 @@ const stream = () => (streams ??= import("node:stream"));
  */
 async function readBody(req, limit) {
   if (Number(req.headers["content-length"]) > limit) return undefined;
-  const { finished } = await stream();
+  const { finished } = streams ?? (await stream());
   return new Promise((resolve) => {
     const chunks = [];
     let size = 0;
@@ -135,8 +139,9 @@ const RESTATED = new Set(["content-length", "transfer-encoding", "accept-encodin
  * the one read to its end is over (`readBody` waits for its close), so that
  * nothing Node still had to do to it lands on the new one.
  */
-async function rearm(req, forward) {
-  const { Readable } = await stream();
+function rearm(req, forward) {
+  // Loaded by `readBody`, which read the body before.
+  const { Readable } = streams;
   const bytes = Buffer.isBuffer(forward) ? forward : Buffer.from(forward.buffer, forward.byteOffset, forward.byteLength);
   // Its state alone: what is pushed is pushed on `req`, so that what Node does next is done to `req`.
   req._readableState = new Readable({ highWaterMark: req.readableHighWaterMark })._readableState;
@@ -154,7 +159,8 @@ async function rearm(req, forward) {
   req.rawHeaders = [...raw, "content-length", length];
   for (const headers of restated) {
     if (headers === undefined) continue;
-    for (const name of RESTATED) delete headers[name];
+    // Deleting a header drops V8's fast layout for the object the app reads next: only those that go are deleted.
+    for (const name of RESTATED) if (name !== "content-length" && name in headers) delete headers[name];
     headers["content-length"] = headers === req.headers ? length : [length];
   }
 }
@@ -283,10 +289,23 @@ function bytesOf(chunk, encoding) {
   throw Object.assign(new TypeError("the chunk must be a string or a Uint8Array"), { code: "ERR_INVALID_ARG_TYPE" });
 }
 
-/** The headers given to `writeHead`, as `[name, value]` pairs: an object, or raw `[name, value, ...]` or `[[name, value], ...]` lists. */
-function pairsOf(headers) {
-  if (!Array.isArray(headers)) return Object.entries(headers).filter(([, value]) => value !== undefined);
-  return Array.isArray(headers[0]) ? headers : Array.from({ length: headers.length / 2 }, (_, at) => [headers[2 * at], headers[2 * at + 1]]);
+/**
+ * Calls `visit(name, value)` for each header given to `writeHead`: an object
+ * (its undefined values skipped), or raw `[name, value, ...]` or
+ * `[[name, value], ...]` lists. A walk, not a list of pairs: it runs on every
+ * answer's head, and the pairs would be made only to be dropped.
+ */
+function eachPair(headers, visit) {
+  if (!Array.isArray(headers)) {
+    for (const name of Object.keys(headers)) {
+      const value = headers[name];
+      if (value !== undefined) visit(name, value);
+    }
+  } else if (Array.isArray(headers[0])) {
+    for (const [name, value] of headers) visit(name, value);
+  } else {
+    for (let at = 0; at < headers.length; at += 2) visit(headers[at], headers[at + 1]);
+  }
 }
 
 /**
@@ -294,9 +313,17 @@ function pairsOf(headers) {
  * was set before; undefined when given twice (which would a reader believe?).
  */
 function headerOf(res, name, given) {
-  const found = given === undefined ? [] : pairsOf(given).filter(([key]) => String(key).toLowerCase() === name);
-  if (found.length === 0) return res.getHeader(name);
-  return found.length === 1 ? found[0][1] : undefined;
+  let count = 0;
+  let found;
+  if (given !== undefined) {
+    eachPair(given, (key, value) => {
+      if (String(key).toLowerCase() !== name) return;
+      count += 1;
+      found = value;
+    });
+  }
+  if (count === 0) return res.getHeader(name);
+  return count === 1 ? found : undefined;
 }
 
 /**
@@ -305,11 +332,11 @@ function headerOf(res, name, given) {
  */
 function absorb(res, headers) {
   const byName = new Map();
-  for (const [name, value] of pairsOf(headers)) {
+  eachPair(headers, (name, value) => {
     const key = String(name).toLowerCase();
     const entry = byName.get(key) ?? { name, values: [] };
     entry.values.push(value);
     byName.set(key, entry);
-  }
+  });
   for (const { name, values } of byName.values()) res.setHeader(name, values.length === 1 ? values[0] : values);
 }
