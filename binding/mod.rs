@@ -37,10 +37,10 @@ use crate::initiator::{self, Initiator};
 use crate::json::Slot;
 use crate::keys::{self, KeyOptions};
 use crate::legacy::{self, LiftOptions};
-use crate::options::Read;
+use crate::options::FromOptions;
 use crate::policy::{FieldPolicy, Policy};
 use crate::schema::Place;
-use crate::view::{Envelope, Message};
+use crate::view::{Envelope, MessageView};
 use crate::wire::{CHECK_USAGE, Capture, CheckCommand, Filter, FilterContext, Printed};
 use crate::{echo, invocation, sanitize, validate};
 
@@ -336,9 +336,9 @@ fn validate_op(tape: &mut Tape) -> Result<Reply, Fault> {
                 ])));
             }
         };
-        let mut message = Message::empty();
+        let mut message = MessageView::empty();
         tape.message(&mut message, &keys)?;
-        let mut request = Message::empty();
+        let mut request = MessageView::empty();
         tape.message(&mut request, &keys)?;
         let request = Some(&request).filter(|request| request.get(Place::Root).is_present());
         Ok(Reply::Report(validate::check(
@@ -362,7 +362,7 @@ fn object_op(op: Op, tape: &mut Tape) -> Result<Reply, Fault> {
     Ok(match op {
         Op::Sanitize => {
             let policy = Policy::from_slot(tape.whole()?)?;
-            let mut message = Message::empty();
+            let mut message = MessageView::empty();
             tape.message(&mut message, &policy.keys)?;
             if let Some(retry) = retry_for(tape, &policy) {
                 return Ok(retry);
@@ -375,19 +375,19 @@ fn object_op(op: Op, tape: &mut Tape) -> Result<Reply, Fault> {
                 Slot::Absent => Initiator::default(),
                 slot => slot.str().unwrap_or_default().parse()?,
             };
-            let mut request = Message::empty();
+            let mut request = MessageView::empty();
             tape.message(&mut request, &keys)?;
             Reply::Edits(initiator::stamp(&request, initiator)?)
         }
         Op::ClearInitiator => {
             let keys = keys(tape)?;
-            let mut request = Message::empty();
+            let mut request = MessageView::empty();
             tape.message(&mut request, &keys)?;
             Reply::Edits(initiator::clear(&request)?)
         }
         Op::AttachInvocation => {
             let keys = keys(tape)?;
-            let mut request = Message::empty();
+            let mut request = MessageView::empty();
             tape.message(&mut request, &keys)?;
             let mut invocation = Envelope::default();
             tape.envelope(&mut invocation)?;
@@ -398,7 +398,7 @@ fn object_op(op: Op, tape: &mut Tape) -> Result<Reply, Fault> {
         }
         Op::EchoTurnId => {
             let keys = keys(tape)?;
-            let (mut request, mut response) = (Message::empty(), Message::empty());
+            let (mut request, mut response) = (MessageView::empty(), MessageView::empty());
             tape.message(&mut request, &keys)?;
             tape.message(&mut response, &keys)?;
             Reply::Edits(echo::echo(&request, &response)?)
@@ -407,7 +407,7 @@ fn object_op(op: Op, tape: &mut Tape) -> Result<Reply, Fault> {
             let context = AuditContext::from_slot(tape.whole()?)?;
             let policy = context.policy.clone().unwrap_or_default();
             policy.check()?;
-            let mut request = Message::empty();
+            let mut request = MessageView::empty();
             tape.message(&mut request, &policy.keys)?;
             if let Some(retry) = retry_for(tape, &policy) {
                 return Ok(retry);
@@ -417,7 +417,7 @@ fn object_op(op: Op, tape: &mut Tape) -> Result<Reply, Fault> {
         Op::LiftLegacyArguments => {
             let options = LiftOptions::from_slot(tape.whole()?)?;
             options.keys.check()?;
-            let mut request = Message::empty();
+            let mut request = MessageView::empty();
             tape.message(&mut request, &options.keys)?;
             Reply::Edits(legacy::lift(&request, options.remove)?)
         }

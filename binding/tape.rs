@@ -36,7 +36,7 @@ use crate::keys::KeyOptions;
 use crate::message::Unreadable;
 use crate::path::Path;
 use crate::schema::{EnvelopeField, FIELDS, MESSAGE, Node, Place, Read};
-use crate::view::{Envelope, Message};
+use crate::view::{Envelope, MessageView};
 
 /// Read unknown members whole, not just their type: a flag of the tape,
 /// beside the reads of [`crate::schema::Reads`].
@@ -316,7 +316,7 @@ impl<'a> Tape<'a> {
     /// Reads a message into `view`, its configured keys as `keys` says.
     pub(super) fn message(
         &mut self,
-        view: &mut Message<'a>,
+        view: &mut MessageView<'a>,
         keys: &KeyOptions,
     ) -> Result<(), Failure> {
         self.places(view).map_err(|Stop| self.failure(keys))
@@ -324,7 +324,7 @@ impl<'a> Tape<'a> {
 
     /// The places of a message, in table order: each one whose parent is an
     /// object, and whose group the flags ask for.
-    fn places(&mut self, view: &mut Message<'a>) -> Result<(), Stop> {
+    fn places(&mut self, view: &mut MessageView<'a>) -> Result<(), Stop> {
         for entry in &ORDER {
             let node = entry.node;
             let reached = entry

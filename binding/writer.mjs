@@ -2,8 +2,8 @@
 // (dist/table.mjs) reads of a call's arguments straight into the module's
 // tape (binding/tape.rs): one 16-byte record per place, the strings in
 // their own area, values read whole in a third, in the compact form of
-// src/json.rs. It reads with plain property reads and decides nothing:
-// every tag, flag and limit comes from the core's description.
+// src/json/compact.rs. It reads with plain property reads and decides
+// nothing: every tag, flag and limit comes from the core's description.
 //
 // A value JSON cannot hold (a BigInt, a cycle, a throwing getter or Proxy
 // trap, a class instance...) is written as UNREADABLE where it stands and

@@ -12,7 +12,7 @@ use crate::error::Error;
 use crate::initiator;
 use crate::json::Slot;
 use crate::message;
-use crate::options::{Options, Read};
+use crate::options::{FromOptions, Options};
 use crate::path::Path;
 use crate::policy::Policy;
 use crate::sanitize::Cleaned;
@@ -22,7 +22,7 @@ use crate::schema::{EnvelopeField, FIELDS, Group, Place, Reads};
 pub(crate) const READS: Reads =
     FIELDS | Group::Names.bit() | Group::Ui.bit() | Group::Bare.bit() | Group::Correlation.bit();
 use crate::text;
-use crate::view::{Envelope, Message};
+use crate::view::{Envelope, MessageView};
 
 /// How many bytes of `method`, the tool name and a string request id a record keeps.
 pub(crate) const MAX_RECORDED_NAME_BYTES: usize = 256;
@@ -72,11 +72,11 @@ impl AuditContext {
     pub(crate) const POLICY: &str = "policy";
 }
 
-impl Read for AuditContext {
+impl FromOptions for AuditContext {
     const WHAT: &'static str = "audit context";
     const NAMES: &'static [&'static str] = &["receivedAt", "principal", "sessionId", Self::POLICY];
 
-    fn read(options: &Options) -> Result<Self, Error> {
+    fn from_options(options: &Options) -> Result<Self, Error> {
         let policy = match options.get(Self::POLICY) {
             Slot::Absent => None,
             policy => Some(Policy::from_slot(policy)?),
@@ -257,11 +257,11 @@ pub fn audit_record(request: &Value, context: &AuditContext) -> Result<AuditReco
     let default_policy = Policy::default();
     let policy = context.policy.as_ref().unwrap_or(&default_policy);
     policy.check()?;
-    record(&Message::of(request, &policy.keys, READS), context)
+    record(&MessageView::of(request, &policy.keys, READS), context)
 }
 
 /// `audit_record` on a view; the policy is checked by the caller.
-pub(crate) fn record(request: &Message, context: &AuditContext) -> Result<AuditRecord, Error> {
+pub(crate) fn record(request: &MessageView, context: &AuditContext) -> Result<AuditRecord, Error> {
     let default_policy = Policy::default();
     let policy = context.policy.as_ref().unwrap_or(&default_policy);
     let diagnostics = crate::validate::check(request, None, &policy.keys, &policy.correlation_keys);
@@ -270,7 +270,7 @@ pub(crate) fn record(request: &Message, context: &AuditContext) -> Result<AuditR
 
 /// The record of a request whose diagnostics were found already.
 pub(crate) fn record_with(
-    request: &Message,
+    request: &MessageView,
     context: &AuditContext,
     diagnostics: Vec<Diagnostic>,
 ) -> Result<AuditRecord, Error> {

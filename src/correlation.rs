@@ -16,7 +16,7 @@ use crate::keys::KeyOptions;
 use crate::path::Path;
 use crate::schema::{EnvelopeField, Place};
 use crate::text;
-use crate::view::Message;
+use crate::view::MessageView;
 
 string_enum! {
     /// What a correlation id identifies.
@@ -201,7 +201,7 @@ pub(crate) struct Found<'t> {
 /// as `turn` gives it, then `traceparent`'s, the known sources' and the
 /// policy's (`extra`)), and the diagnostics of those it cannot keep.
 pub(crate) fn ids<'t>(
-    request: &Message,
+    request: &MessageView,
     keys: &KeyOptions,
     turn: Option<&'t str>,
     extra: &[(String, CorrelationKind)],
@@ -229,7 +229,7 @@ pub(crate) fn ids<'t>(
 /// What `validate` reports of the correlation ids of `request`: the same
 /// reading as [`ids`], which makes no copy of a clean request's `turnId`.
 pub(crate) fn diagnostics(
-    request: &Message,
+    request: &MessageView,
     keys: &KeyOptions,
     turn: Option<&str>,
     extra: &[(String, CorrelationKind)],
@@ -245,7 +245,7 @@ pub(crate) fn diagnostics(
 
 /// Reads `traceparent`, the known sources and the policy's, in that order.
 fn read(
-    request: &Message,
+    request: &MessageView,
     keys: &KeyOptions,
     extra: &[(String, CorrelationKind)],
     found: &mut Found,

@@ -14,11 +14,11 @@ use crate::schema::{EnvelopeField, FIELDS, Group, Place, Reads};
 
 /// What echoing reads of the request and of the response.
 pub(crate) const READS: Reads = FIELDS | Group::Response.bit();
-use crate::view::Message;
+use crate::view::MessageView;
 
 /// The edits that make `response` echo the `turnId` of `request` (argument
 /// 1 of the call) and nothing else.
-pub(crate) fn echo(request: &Message, response: &Message) -> Result<Vec<Edit>, Error> {
+pub(crate) fn echo(request: &MessageView, response: &MessageView) -> Result<Vec<Edit>, Error> {
     message::request(request)?;
     let root = response.get(Place::Root);
     if !response.is_response() {
@@ -106,16 +106,16 @@ pub(crate) fn echo_edits(
 ) -> Result<Vec<Edit>, Error> {
     keys.check()?;
     echo(
-        &Message::of(request, keys, READS),
-        &Message::of(response, keys, READS),
+        &MessageView::of(request, keys, READS),
+        &MessageView::of(response, keys, READS),
     )
 }
 
 /// Checks a response's envelope: only `turnId`, a string, and the one the
 /// request sent when the request is known (AI-7, AI-11).
 pub(crate) fn check(
-    response: &Message,
-    request: Option<&Message>,
+    response: &MessageView,
+    request: Option<&MessageView>,
     keys: &KeyOptions,
     out: &mut Vec<Diagnostic>,
 ) {
@@ -179,7 +179,7 @@ pub(crate) fn check(
 /// envelope a response carries (a sampling or elicitation answer a client
 /// sends back): it keeps `turnId` alone, when it is a string, and drops the
 /// rest (AI-11). The changes it makes, and their edits.
-pub(crate) fn trim(response: &Message, keys: &KeyOptions) -> (Vec<Change>, Vec<Edit>) {
+pub(crate) fn trim(response: &MessageView, keys: &KeyOptions) -> (Vec<Change>, Vec<Edit>) {
     let envelope = &response.echo;
     let path = Path::place(Place::Echo, keys);
     let mut dropped = Vec::new();

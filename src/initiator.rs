@@ -35,7 +35,7 @@ pub const VIEW_REQUESTS: &[&str] = &[
     "prompts/list",
 ];
 use crate::text;
-use crate::view::Message;
+use crate::view::MessageView;
 
 /// How many bytes of an unknown initiator value an audit record keeps.
 const MAX_RECORDED_INITIATOR_BYTES: usize = 64;
@@ -111,7 +111,7 @@ impl FromStr for Initiator {
 
 /// The edits that stamp `initiator` on a request (UI-1, UI-3, UI-5): only
 /// `initiator` changes; a `ui` entry that is not an object is replaced.
-pub(crate) fn stamp(request: &Message, initiator: Initiator) -> Result<Vec<Edit>, Error> {
+pub(crate) fn stamp(request: &MessageView, initiator: Initiator) -> Result<Vec<Edit>, Error> {
     crate::message::writable_meta(request)?;
     let stamp = Edit::new(
         Target::place(Place::Initiator),
@@ -124,7 +124,7 @@ pub(crate) fn stamp(request: &Message, initiator: Initiator) -> Result<Vec<Edit>
 }
 
 /// The edits that clear `initiator` from a request (UI-2).
-pub(crate) fn clear(request: &Message) -> Result<Vec<Edit>, Error> {
+pub(crate) fn clear(request: &MessageView) -> Result<Vec<Edit>, Error> {
     crate::message::request(request)?;
     Ok(match request.get(Place::Initiator) {
         Slot::Absent => Vec::new(),
@@ -177,7 +177,7 @@ pub(crate) fn stamp_edits(
     keys: &KeyOptions,
 ) -> Result<Vec<Edit>, Error> {
     keys.check()?;
-    stamp(&Message::of(request, keys, READS), initiator)
+    stamp(&MessageView::of(request, keys, READS), initiator)
 }
 
 /// Removes `initiator` from the request's `ui` entry, for a call the model
@@ -211,11 +211,11 @@ pub fn clear_initiator(request: Value, keys: &KeyOptions) -> Result<Value, Error
 #[cfg(feature = "value")]
 pub(crate) fn clear_edits(request: &Value, keys: &KeyOptions) -> Result<Vec<Edit>, Error> {
     keys.check()?;
-    clear(&Message::of(request, keys, READS))
+    clear(&MessageView::of(request, keys, READS))
 }
 
 /// Checks the `ui` entry of a request's `_meta` (UI-7); absence is fine (UI-4).
-pub(crate) fn check(request: &Message, keys: &KeyOptions, out: &mut Vec<Diagnostic>) {
+pub(crate) fn check(request: &MessageView, keys: &KeyOptions, out: &mut Vec<Diagnostic>) {
     let entry = request.get(Place::Ui);
     let path = Path::place(Place::Ui, keys);
     match entry.kind() {
@@ -252,7 +252,7 @@ pub(crate) fn check(request: &Message, keys: &KeyOptions, out: &mut Vec<Diagnost
 
 /// The initiator an audit record keeps (UI-6): a string value, neutralized
 /// and at most 64 bytes when it is not a known one; `None` when absent (UI-4).
-pub(crate) fn attested(request: &Message) -> Option<String> {
+pub(crate) fn attested(request: &MessageView) -> Option<String> {
     let value = request.get(Place::Initiator).str()?;
     Some(
         text::clean(value, MAX_RECORDED_INITIATOR_BYTES)

@@ -11,7 +11,7 @@ use crate::schema::{ENVELOPE, Place, Reads};
 
 /// What attaching reads of a request: its `params` and `_meta`, no group.
 pub(crate) const READS: Reads = 0;
-use crate::view::{Envelope, Message};
+use crate::view::{Envelope, MessageView};
 #[cfg(feature = "value")]
 use serde_json::Value;
 
@@ -107,7 +107,7 @@ fn warn_unknown(unknown: &[(&str, Slot<'_>)], path: &Path<'_>, out: &mut Vec<Dia
 
 /// The edit that attaches `invocation` (argument 1 of the call) as the
 /// envelope of `request`: `invalid-invocation` when it breaks AI-2..AI-7.
-pub(crate) fn attach(request: &Message, invocation: &Envelope) -> Result<Vec<Edit>, Error> {
+pub(crate) fn attach(request: &MessageView, invocation: &Envelope) -> Result<Vec<Edit>, Error> {
     crate::message::writable_meta(request)?;
     let mut found = Vec::new();
     check(invocation, &Path::ROOT, &mut found);
@@ -177,7 +177,7 @@ pub(crate) fn attach_edits(
 ) -> Result<Vec<Edit>, Error> {
     keys.check()?;
     attach(
-        &Message::of(request, keys, READS),
+        &MessageView::of(request, keys, READS),
         &Envelope::of(invocation),
     )
 }

@@ -2,7 +2,7 @@
 
 use crate::diagnostics::Code;
 use crate::error::Error;
-use crate::options::{Options, Read};
+use crate::options::{FromOptions, Options};
 
 /// The SEP-2817 envelope key: `_meta["io.modelcontextprotocol/aiInvocation"]`.
 ///
@@ -233,12 +233,12 @@ fn check_key(option: &str, configured: Option<&str>, default: &str) -> Option<Er
     }
 }
 
-impl Read for KeyOptions {
+impl FromOptions for KeyOptions {
     const WHAT: &'static str = "key options";
     const NAMES: &'static [&'static str] = &Self::OPTIONS;
 
     /// The two key members, of these options or of any options object that has them.
-    fn read(options: &Options) -> Result<Self, Error> {
+    fn from_options(options: &Options) -> Result<Self, Error> {
         if options.is_empty() {
             return Ok(KeyOptions::default());
         }

@@ -9,13 +9,13 @@ use crate::edit::{Edit, Put, Target};
 use crate::error::Error;
 use crate::json::Slot;
 use crate::keys::KeyOptions;
-use crate::options::{Options, Read};
+use crate::options::{FromOptions, Options};
 use crate::path::Path;
 use crate::schema::{EnvelopeField, FIELDS, Group, Place, Reads};
 
 /// What lifting reads of a request.
 pub(crate) const READS: Reads = FIELDS | Group::Legacy.bit();
-use crate::view::Message;
+use crate::view::MessageView;
 
 /// Options of [`lift_legacy_arguments`].
 ///
@@ -54,21 +54,21 @@ impl LiftOptions {
     }
 }
 
-impl Read for LiftOptions {
+impl FromOptions for LiftOptions {
     const WHAT: &'static str = "lift options";
     const NAMES: &'static [&'static str] =
         &[KeyOptions::OPTIONS[0], KeyOptions::OPTIONS[1], "remove"];
 
-    fn read(options: &Options) -> Result<Self, Error> {
+    fn from_options(options: &Options) -> Result<Self, Error> {
         Ok(LiftOptions {
-            keys: KeyOptions::read(options)?,
+            keys: KeyOptions::from_options(options)?,
             remove: options.boolean("remove")?.unwrap_or(false),
         })
     }
 }
 
 /// The edits that lift the legacy arguments into the envelope (AI-17).
-pub(crate) fn lift(request: &Message, remove: bool) -> Result<Vec<Edit>, Error> {
+pub(crate) fn lift(request: &MessageView, remove: bool) -> Result<Vec<Edit>, Error> {
     crate::message::request(request)?;
     let mut edits = Vec::new();
     if !request.get(Place::Arguments).is_object() {
@@ -199,5 +199,8 @@ pub fn lift_legacy_arguments(request: Value, options: &LiftOptions) -> Result<Va
 #[cfg(feature = "value")]
 pub(crate) fn lift_edits(request: &Value, options: &LiftOptions) -> Result<Vec<Edit>, Error> {
     options.keys.check()?;
-    lift(&Message::of(request, &options.keys, READS), options.remove)
+    lift(
+        &MessageView::of(request, &options.keys, READS),
+        options.remove,
+    )
 }

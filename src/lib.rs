@@ -22,20 +22,29 @@
     )
 )]
 
-// The layers, each using only those above it (no module uses one below):
+// The layers of the core, lowest first: a module imports only from the
+// layers below its own (the files of a directory module also from each
+// other), and no files import each other in a circle. tests/layers.rs
+// states these lines and holds the code to them:
 //
-//   diagnostics, text      the vocabulary of results; AI-13/AI-14 on one string
-//   error, json            the one error type; borrowed JSON values (`Slot`)
-//   keys, options, policy  KEY-1..3; reading options; what sanitize keeps
-//   schema, path           the one table of the message; JSON Pointers to its places
-//   view, edit             a message read through the table; what a call changes
-//   message, invocation, initiator, sanitize, echo, legacy, validate, audit
-//                          the rules, each reading views and making edits
-//   wire                   the filter: bytes in, the rules run on what it read,
-//                          bytes out changed only where a rule changed them
-//   wasm                   the npm package's boundary (wasm32 only)
-//   python                 the Python package's boundary (feature `python`):
-//                          Python values read into the `Value` form below
+//   diagnostics, text        the vocabulary of results; AI-13/AI-14 on one string
+//   error, json              the one error type; JSON values as read, borrowed
+//   options, schema          options read by their JS names; the one table of a message
+//   keys                     `_meta` key names and the two configurable keys (KEY-1..3)
+//   path                     JSON Pointers to the places of the table
+//   view, edit               a message read through the table; what a call changes
+//   message                  what a call needs a message to be
+//   correlation, echo, initiator, invocation, legacy  the rules that read views and make edits
+//   policy                   what sanitize keeps, and which ids a record reads
+//   sanitize                 an envelope made safe under a policy (AI-8, AI-12..15)
+//   validate                 every rule's findings on a message
+//   audit                    the audit record of a request
+//   wire                     the filter: bytes in, the rules run, bytes out
+//   lib                      the crate root: the modules, and the public API
+//
+// Above the core stand its two bindings, mounted here from outside src/:
+// `wasm` (binding/, the npm package's boundary, wasm32 only) and `python`
+// (python/src/, feature `python`: Python values read into the `Value` form).
 //
 // With the `value` feature (on by default), each rule has its public form on
 // `serde_json::Value`: it builds a view, runs the rule, and applies the edits

@@ -5,10 +5,10 @@ use crate::diagnostics::{Code, Diagnostic, Rule};
 use crate::error::Error;
 use crate::json::Kind;
 use crate::schema::Place;
-use crate::view::Message;
+use crate::view::MessageView;
 
 /// `not-a-request` unless the message is an object with a string `method`.
-pub(crate) fn request(view: &Message) -> Result<(), Error> {
+pub(crate) fn request(view: &MessageView) -> Result<(), Error> {
     if view.is_request() {
         return Ok(());
     }
@@ -27,7 +27,7 @@ pub(crate) fn request(view: &Message) -> Result<(), Error> {
 
 /// `not-a-message` unless the message is a request or a response: the
 /// error, as `validate` reports it (MSG-1) and `sanitize` fails on it.
-pub(crate) fn message(view: &Message) -> Result<(), Error> {
+pub(crate) fn message(view: &MessageView) -> Result<(), Error> {
     if view.is_request() || view.is_response() {
         return Ok(());
     }
@@ -47,7 +47,7 @@ pub(crate) fn message(view: &Message) -> Result<(), Error> {
 /// The first of `places` that stands but is not an object, as `validate`
 /// reports it (MSG-1) and as the other calls fail on it (`invalid-type`).
 pub(crate) fn not_an_object(
-    view: &Message,
+    view: &MessageView,
     places: &[(Place, &'static str)],
 ) -> Option<NotAnObject> {
     places.iter().find_map(|(place, path)| {
@@ -100,7 +100,7 @@ pub(crate) const TO_RESULT_META: [(Place, &str); 2] = [
 
 /// A request whose `_meta` can be written: `params` and `_meta` are each
 /// absent or an object.
-pub(crate) fn writable_meta(view: &Message) -> Result<(), Error> {
+pub(crate) fn writable_meta(view: &MessageView) -> Result<(), Error> {
     request(view)?;
     match not_an_object(view, &TO_META) {
         Some(step) => Err(step.into()),

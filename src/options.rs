@@ -11,18 +11,18 @@ use crate::text;
 
 /// An options object of the API: what messages call it, the names of its
 /// members, and how it is read from them.
-pub(crate) trait Read: Sized {
+pub(crate) trait FromOptions: Sized {
     /// What messages call it: "policy", "key options"…
     const WHAT: &'static str;
     /// The names of its members.
     const NAMES: &'static [&'static str];
 
     /// Reads it from its members, whose names are checked.
-    fn read(options: &Options) -> Result<Self, Error>;
+    fn from_options(options: &Options) -> Result<Self, Error>;
 
     /// Reads it from a value: absent or `null` for the defaults.
     fn from_slot(value: Slot<'_>) -> Result<Self, Error> {
-        Self::read(&Options::new(value, Self::WHAT, Self::NAMES)?)
+        Self::from_options(&Options::new(value, Self::WHAT, Self::NAMES)?)
     }
 }
 

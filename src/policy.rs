@@ -5,7 +5,7 @@ use crate::diagnostics::Code;
 use crate::error::Error;
 use crate::json::Slot;
 use crate::keys::{KeyOptions, is_reserved_meta_key, is_valid_meta_key};
-use crate::options::{Options, Read};
+use crate::options::{FromOptions, Options};
 use crate::schema::EnvelopeField;
 
 /// The range of every per-field limit, in UTF-8 bytes.
@@ -51,6 +51,17 @@ pub enum FieldPolicy {
     /// Keep it, made safe.
     Keep,
     /// Remove it.
+    Drop,
+}
+
+/// What a policy does with a field of the envelope.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Handling {
+    /// Keep it, made safe.
+    Keep,
+    /// Remove its text and set its flag (AI-15).
+    Redact,
+    /// Remove it whole.
     Drop,
 }
 
@@ -169,6 +180,34 @@ impl Policy {
         self.check_correlation_keys()
     }
 
+    /// The byte limit of the text of `field`.
+    pub(crate) fn limit(&self, field: EnvelopeField) -> u32 {
+        match field {
+            EnvelopeField::InvocationReason => self.max_reason_bytes,
+            EnvelopeField::Model => self.max_model_bytes,
+            EnvelopeField::UserIntent => self.max_intent_bytes,
+            EnvelopeField::TurnId => self.max_turn_id_bytes,
+        }
+    }
+
+    /// What the policy does with `field`.
+    pub(crate) fn handling(&self, field: EnvelopeField) -> Handling {
+        let keep_or_drop = |policy| match policy {
+            FieldPolicy::Keep => Handling::Keep,
+            FieldPolicy::Drop => Handling::Drop,
+        };
+        match field {
+            EnvelopeField::InvocationReason => keep_or_drop(self.invocation_reason),
+            EnvelopeField::Model => keep_or_drop(self.model),
+            EnvelopeField::UserIntent => match self.user_intent {
+                IntentPolicy::Keep => Handling::Keep,
+                IntentPolicy::Redact => Handling::Redact,
+                IntentPolicy::Drop => Handling::Drop,
+            },
+            EnvelopeField::TurnId => Handling::Keep,
+        }
+    }
+
     /// Checks `correlation_keys` (COR-2): each a valid key of no one else's,
     /// of a kind a client names, at most 64. Messages never quote a key.
     fn check_correlation_keys(&self) -> Result<(), Error> {
@@ -243,14 +282,14 @@ fn correlation_keys(value: Slot) -> Result<Vec<(String, CorrelationKind)>, Error
         })
         .collect::<Result<Vec<_>, _>>()?;
     // In one order whatever order the options came in (a JS object's, or serde_json's).
-    crate::view::sort_by_name(&mut keys);
+    crate::json::sort_by_name(&mut keys);
     Ok(keys
         .into_iter()
         .map(|(key, kind)| (key.to_owned(), kind))
         .collect())
 }
 
-impl Read for Policy {
+impl FromOptions for Policy {
     const WHAT: &'static str = "policy";
     const NAMES: &'static [&'static str] = &[
         KeyOptions::OPTIONS[0],
@@ -268,7 +307,7 @@ impl Read for Policy {
     ];
 
     /// Reads and checks a policy from its options.
-    fn read(options: &Options) -> Result<Self, Error> {
+    fn from_options(options: &Options) -> Result<Self, Error> {
         if options.is_empty() {
             return Ok(Policy::default());
         }
@@ -280,7 +319,7 @@ impl Read for Policy {
         ];
         let default = Policy::default();
         let policy = Policy {
-            keys: KeyOptions::read(options)?,
+            keys: KeyOptions::from_options(options)?,
             max_reason_bytes: options
                 .limit("maxReasonBytes")?
                 .unwrap_or(default.max_reason_bytes),

@@ -1,12 +1,12 @@
 //! The one table of a message: the SEP-2817 envelope's fields, each with its
-//! members, rule, byte limit and policy, and every other place a rule reads.
+//! members and rule, and every other place a rule reads. (What a policy
+//! does with each field, and its byte limit, is the policy's to say.)
 //! The views of [`crate::view`] are built from it, every rule reads those
 //! views, and the npm package's reader is generated from it: nothing else
 //! spells the schema out.
 
 use crate::diagnostics::Rule;
 use crate::json::Kind;
-use crate::policy::{FieldPolicy, IntentPolicy, Policy};
 
 /// What a member of an envelope field holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,17 +36,6 @@ pub(crate) struct Member {
     pub required: bool,
 }
 
-/// What a policy does with a field.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Handling {
-    /// Keep it, made safe.
-    Keep,
-    /// Remove its text and set its flag (AI-15).
-    Redact,
-    /// Remove it whole.
-    Drop,
-}
-
 /// One field of the envelope: a string (`members` empty) or an object
 /// holding `members`.
 #[derive(Debug)]
@@ -55,10 +44,6 @@ pub(crate) struct Field {
     /// The rule its shape is checked against (AI-3, AI-4, AI-5, AI-7).
     pub rule: Rule,
     pub members: &'static [Member],
-    /// The byte limit of its text, under a policy.
-    pub limit: fn(&Policy) -> u32,
-    /// What a policy does with it.
-    pub handling: fn(&Policy) -> Handling,
 }
 
 impl Field {
@@ -86,13 +71,6 @@ impl Field {
     /// The names of its members, for telling them from unknown ones.
     pub(crate) fn member_names(&self) -> impl Iterator<Item = &'static str> + Clone {
         self.members.iter().map(|member| member.name)
-    }
-}
-
-fn keep_or_drop(policy: FieldPolicy) -> Handling {
-    match policy {
-        FieldPolicy::Keep => Handling::Keep,
-        FieldPolicy::Drop => Handling::Drop,
     }
 }
 
@@ -192,8 +170,6 @@ pub(crate) static ENVELOPE: PerField<Field> = PerField::new([
             holds: Holds::Text,
             required: true,
         }],
-        limit: |policy| policy.max_reason_bytes,
-        handling: |policy| keep_or_drop(policy.invocation_reason),
     },
     Field {
         name: "model",
@@ -203,8 +179,6 @@ pub(crate) static ENVELOPE: PerField<Field> = PerField::new([
             holds: Holds::Text,
             required: true,
         }],
-        limit: |policy| policy.max_model_bytes,
-        handling: |policy| keep_or_drop(policy.model),
     },
     Field {
         name: "userIntent",
@@ -221,19 +195,11 @@ pub(crate) static ENVELOPE: PerField<Field> = PerField::new([
                 required: false,
             },
         ],
-        limit: |policy| policy.max_intent_bytes,
-        handling: |policy| match policy.user_intent {
-            IntentPolicy::Keep => Handling::Keep,
-            IntentPolicy::Redact => Handling::Redact,
-            IntentPolicy::Drop => Handling::Drop,
-        },
     },
     Field {
         name: "turnId",
         rule: Rule::Ai7,
         members: &[],
-        limit: |policy| policy.max_turn_id_bytes,
-        handling: |_| Handling::Keep,
     },
 ]);
 

@@ -20,7 +20,7 @@ use crate::text;
 /// What `validate` reads of a message (and of the request it answers).
 pub(crate) const READS: Reads =
     FIELDS | Group::Response.bit() | Group::Ui.bit() | Group::Bare.bit() | Group::Correlation.bit();
-use crate::view::{Envelope, Message};
+use crate::view::{Envelope, MessageView};
 
 /// Options of [`validate`].
 ///
@@ -72,9 +72,9 @@ pub fn validate(message: &Value, options: &ValidateOptions) -> Report {
     let keys = &options.keys;
     let request = options
         .request
-        .map(|request| Message::of(request, keys, READS));
+        .map(|request| MessageView::of(request, keys, READS));
     check(
-        &Message::of(message, keys, READS),
+        &MessageView::of(message, keys, READS),
         request.as_ref(),
         keys,
         &[],
@@ -84,8 +84,8 @@ pub fn validate(message: &Value, options: &ValidateOptions) -> Report {
 /// `validate` on views: the message, and for a response the request it
 /// answers; a request's correlation ids read from `extra` too (a policy's).
 pub(crate) fn check(
-    message: &Message,
-    request: Option<&Message>,
+    message: &MessageView,
+    request: Option<&MessageView>,
     keys: &KeyOptions,
     extra: &[(String, CorrelationKind)],
 ) -> Report {
@@ -94,8 +94,8 @@ pub(crate) fn check(
 
 /// What `validate` finds, every finding, before a report caps the list (MSG-2).
 pub(crate) fn findings(
-    message: &Message,
-    request: Option<&Message>,
+    message: &MessageView,
+    request: Option<&MessageView>,
     keys: &KeyOptions,
     extra: &[(String, CorrelationKind)],
 ) -> Vec<Diagnostic> {
@@ -129,7 +129,7 @@ pub(crate) fn option_diagnostic(error: Error) -> Diagnostic {
 }
 
 fn check_request(
-    request: &Message,
+    request: &MessageView,
     keys: &KeyOptions,
     extra: &[(String, CorrelationKind)],
     out: &mut Vec<Diagnostic>,

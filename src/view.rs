@@ -6,7 +6,7 @@
 #[cfg(feature = "value")]
 use serde_json::Value;
 
-use crate::json::{Slot, Tree};
+use crate::json::{Slot, Tree, sort_by_name};
 use crate::keys::KeyOptions;
 use crate::path::key_name;
 use crate::schema::{
@@ -59,65 +59,6 @@ pub(crate) fn unknown<'a>(
     );
     sort_by_name(&mut found);
     found
-}
-
-/// Whether a name comes twice among `names`, in time linear (or n log n) in
-/// their number: each of a few is compared with those before it; past
-/// that, they are sorted.
-pub(crate) fn any_twice<'n>(names: impl Iterator<Item = &'n str> + Clone) -> bool {
-    const FEW: usize = 16;
-    let mut few = [""; FEW];
-    for (count, name) in names.clone().enumerate() {
-        if count == FEW {
-            let mut all: Vec<(&str, ())> = names.map(|name| (name, ())).collect();
-            sort_by_name(&mut all);
-            return all
-                .windows(2)
-                .any(|pair| pair.first().map(|p| p.0) == pair.last().map(|p| p.0));
-        }
-        if few.iter().take(count).any(|seen| *seen == name) {
-            return true;
-        }
-        if let Some(slot) = few.get_mut(count) {
-            *slot = name;
-        }
-    }
-    false
-}
-
-/// Sorts members by name, in place, in O(n log n) whatever the input.
-/// Names are unique, so the order is the one order.
-pub(crate) fn sort_by_name<T>(members: &mut [(&str, T)]) {
-    sort_by(members, |member| member.0);
-}
-
-/// Sorts `items` by `key`, in place, in O(n log n) whatever the input: a
-/// heapsort, a few lines where the standard library's sorts are 4 KB of the
-/// module. Not stable: items of equal keys may come in any order.
-pub(crate) fn sort_by<T, K: Ord>(items: &mut [T], key: impl Fn(&T) -> K) {
-    /// Moves the item at `root` down the heap of the first `end` items.
-    fn sift<T, K: Ord>(items: &mut [T], key: &impl Fn(&T) -> K, mut root: usize, end: usize) {
-        loop {
-            let mut child = 2 * root + 1;
-            let at = |at: usize| items.get(at).map(key);
-            if child + 1 < end && at(child) < at(child + 1) {
-                child += 1;
-            }
-            if child >= end || at(root) >= at(child) {
-                return;
-            }
-            items.swap(root, child);
-            root = child;
-        }
-    }
-    let len = items.len();
-    for root in (0..len / 2).rev() {
-        sift(items, &key, root, len);
-    }
-    for end in (1..len).rev() {
-        items.swap(0, end);
-        sift(items, &key, 0, end);
-    }
 }
 
 impl<'a> Envelope<'a> {
@@ -204,7 +145,7 @@ impl<'a> FieldView<'a> {
 
 /// A message, as far as the rules read it.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Message<'a> {
+pub(crate) struct MessageView<'a> {
     slots: [Slot<'a>; Place::COUNT],
     /// `params._meta[invocationKey]`.
     pub envelope: Envelope<'a>,
@@ -212,11 +153,11 @@ pub(crate) struct Message<'a> {
     pub echo: Envelope<'a>,
 }
 
-impl<'a> Message<'a> {
+impl<'a> MessageView<'a> {
     /// A message of which nothing is known yet.
     #[inline(always)]
     pub(crate) fn empty() -> Self {
-        Message {
+        MessageView {
             slots: [Slot::Absent; Place::COUNT],
             envelope: Envelope::default(),
             echo: Envelope::default(),
@@ -252,14 +193,14 @@ impl<'a> Message<'a> {
     #[cfg(feature = "value")]
     #[inline(always)]
     pub(crate) fn of(message: &'a Value, keys: &KeyOptions, reads: Reads) -> Self {
-        Message::of_slot(Slot::of(message), keys, reads)
+        MessageView::of_slot(Slot::of(message), keys, reads)
     }
 
     /// The view of a message read as a slot (a value, or JSON text read
     /// over the wire), its configured keys as `keys` says, of the places a
     /// call `reads`.
     pub(crate) fn of_slot(message: Slot<'a>, keys: &KeyOptions, reads: Reads) -> Self {
-        let mut view = Message::empty();
+        let mut view = MessageView::empty();
         view.read(&crate::schema::MESSAGE, message, keys, reads);
         view
     }
@@ -319,7 +260,7 @@ mod tests {
             invocation_key: Some("com.example/ai".into()),
             ui_key: Some("com.example/ui".into()),
         };
-        let view = Message::of(&message, &keys, Reads::MAX);
+        let view = MessageView::of(&message, &keys, Reads::MAX);
         assert!(view.is_request());
         assert_eq!(view.get(Place::Initiator).str(), Some("app"));
         assert_eq!(view.get(Place::BareModel).kind(), Some(Kind::Object));
@@ -337,18 +278,5 @@ mod tests {
             ["x"]
         );
         assert!(!view.get(Place::Result).is_present());
-    }
-
-    #[test]
-    fn members_sort_by_name_at_every_length() {
-        for len in 0..40 {
-            // Names in a scrambled order: 7 and 40 have no common factor.
-            let names: Vec<String> = (0..len).map(|i| format!("m{:02}", (i * 7) % 40)).collect();
-            let mut members: Vec<(&str, usize)> = names.iter().map(|n| (n.as_str(), 0)).collect();
-            sort_by_name(&mut members);
-            let mut expected: Vec<&str> = names.iter().map(String::as_str).collect();
-            expected.sort_unstable();
-            assert_eq!(members.iter().map(|m| m.0).collect::<Vec<_>>(), expected);
-        }
     }
 }

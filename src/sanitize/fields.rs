@@ -8,7 +8,8 @@ use super::{Cleaned, Fate, FieldFate};
 use crate::diagnostics::{Action, Rule};
 use crate::json::{Slot, Text};
 use crate::path::Path;
-use crate::schema::{EnvelopeField, Handling, Holds};
+use crate::policy::Handling;
+use crate::schema::{EnvelopeField, Holds};
 use crate::text;
 use crate::view::FieldView;
 
@@ -66,8 +67,8 @@ impl<'a> Cleaned<'a, '_> {
         path: &Path<'_>,
     ) -> FieldFate {
         let field = which.spec();
-        let handling = (field.handling)(self.policy);
-        let limit = (field.limit)(self.policy);
+        let handling = self.policy.handling(which);
+        let limit = self.policy.limit(which);
         let mut fate = FieldFate::default();
         // Dropped by policy: its content does not matter.
         if handling == Handling::Drop {

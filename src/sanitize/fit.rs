@@ -6,7 +6,7 @@ use super::{Cleaned, Fate};
 use crate::diagnostics::{Action, Rule};
 use crate::json::{self, Slot};
 use crate::path::Path;
-use crate::schema::{ENVELOPE, EnvelopeField};
+use crate::schema::EnvelopeField;
 
 /// The fields dropped, in this order, to fit an envelope in its byte limit
 /// once its unknown fields are gone: `userIntent.text` comes first, marked
@@ -78,11 +78,12 @@ impl<'a> Cleaned<'a, '_> {
     fn fits(&self) -> bool {
         let max = self.policy.max_envelope_bytes as usize;
         if self.others.iter().all(|other| other.kept.is_none()) {
-            let bound: usize = ENVELOPE
-                .values()
-                .zip(self.view.fields.values())
+            let bound: usize = self
+                .view
+                .fields
+                .iter()
                 .map(|(field, view)| {
-                    let limit = (field.limit)(self.policy) as usize;
+                    let limit = self.policy.limit(field) as usize;
                     std::iter::once(&view.value)
                         .chain(&view.members)
                         .filter_map(Slot::str)

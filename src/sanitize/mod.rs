@@ -29,7 +29,7 @@ use crate::error::Error;
 use crate::path::Path;
 use crate::policy::Policy;
 use crate::schema::{EnvelopeField, FIELDS, Group, MAX_MEMBERS, PerField, Place, Reads};
-use crate::view::{Envelope, Message};
+use crate::view::{Envelope, MessageView};
 #[cfg(feature = "value")]
 use serde_json::Value;
 
@@ -105,7 +105,7 @@ pub fn sanitize(message: Value, policy: &Policy) -> Result<Sanitized, Error> {
 #[cfg(feature = "value")]
 pub(crate) fn plan_value(message: &Value, policy: &Policy) -> Result<Plan, Error> {
     policy.check()?;
-    plan(&Message::of(message, &policy.keys, READS), policy)
+    plan(&MessageView::of(message, &policy.keys, READS), policy)
 }
 
 /// What sanitizing a message comes to: its changes, and its edits.
@@ -117,7 +117,7 @@ pub(crate) struct Plan {
 /// Sanitizes the envelope of a message's view: `not-a-message` unless the
 /// message is a request or a response (which is returned as it is, MSG-1).
 /// The policy is checked by the caller.
-pub(crate) fn plan(view: &Message, policy: &Policy) -> Result<Plan, Error> {
+pub(crate) fn plan(view: &MessageView, policy: &Policy) -> Result<Plan, Error> {
     crate::message::message(view)?;
     if !view.is_request() || !view.envelope.value.is_present() {
         return Ok(Plan {

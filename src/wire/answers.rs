@@ -5,12 +5,12 @@
 //! JSON-RPC response is (AI-11, WIRE-5): the user's words go no further in
 //! a request than they would in a response.
 
-use super::Filter;
-use super::doc::Span;
+use super::filter::Filter;
 use super::parse::Parser;
 use super::patch::Patch;
 use crate::diagnostics::{Change, Code};
 use crate::echo;
+use crate::json::doc::Span;
 use crate::path::Path;
 
 /// What wraps an answer to read it as a response: `{"result":` and `}`.
@@ -47,7 +47,7 @@ impl Filter {
         else {
             return Ok(None);
         };
-        if crate::view::any_twice(members.iter().map(|(name, _)| name.as_str())) {
+        if crate::json::any_twice(members.iter().map(|(name, _)| name.as_str())) {
             return Err(Code::DuplicateMember);
         }
         let mut changes = Vec::new();

@@ -2,7 +2,9 @@
 //! native binary, and the npm one through the module), so that they take
 //! the same words, print the same help and answer bad words alike.
 
-use super::{Check, Filter, FilterOptions, MAX_LINE_BYTES};
+use super::check::{Check, MAX_LINE_BOUND, MAX_LINE_BYTES};
+use super::filter::Filter;
+use super::options::FilterOptions;
 use crate::policy::{IntentPolicy, Policy};
 
 /// The text of `mcp-provenance --help`, shared by both commands.
@@ -10,9 +12,6 @@ pub const USAGE: &str = include_str!("usage/main.txt");
 
 /// The text of `mcp-provenance check --help`, shared by both commands.
 pub const CHECK_USAGE: &str = include_str!("usage/check.txt");
-
-/// The longest line `--max-line-bytes` can ask `check` to read: 1 GiB.
-pub const MAX_LINE_BOUND: usize = 1 << 30;
 
 /// What the words after `check` ask for.
 ///

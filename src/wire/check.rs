@@ -6,7 +6,9 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
-use super::{Filter, FilterContext, Verdict, Wants};
+use super::filter::{Filter, Wants};
+use super::options::FilterContext;
+use super::outcome::Verdict;
 use crate::diagnostics::{Code, Diagnostic, Rule, Severity};
 
 /// The longest line `check` reads by default: 4 MiB, the largest message
@@ -14,6 +16,9 @@ use crate::diagnostics::{Code, Diagnostic, Rule, Severity};
 /// (`MAXIMUM_MESSAGE_SIZE`). A longer line is reported and skipped, never
 /// held: memory stays bounded by this whatever the capture holds.
 pub const MAX_LINE_BYTES: usize = 4 << 20;
+
+/// The longest line `--max-line-bytes` can ask `check` to read: 1 GiB.
+pub const MAX_LINE_BOUND: usize = 1 << 30;
 
 /// What `check` says, on standard error, when a capture held no message.
 pub const NOTHING_CHECKED: &str = "no line held a JSON-RPC message: a capture is one message (or batch) a line, JSONL; a pretty-printed JSON file is not one";
@@ -170,7 +175,7 @@ impl Capture {
         // held without growing (the npm module takes back at each call
         // whatever a call allocates, and keeps only what was made with it;
         // its command line keeps the bound within MAX_LINE_BOUND).
-        let room = check.max_line.min(super::MAX_LINE_BOUND) + 1;
+        let room = check.max_line.min(MAX_LINE_BOUND) + 1;
         Capture {
             held: Vec::with_capacity(room),
             check,

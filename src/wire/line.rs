@@ -1,18 +1,69 @@
-//! A message's account as one JSON line, written directly: the line a
-//! gateway logs for each message, as `serde_json` writes a [`Seen`] (a test
-//! holds them equal) but that a line is one line, whatever came: no line
-//! break, control, bidi or invisible character stands in it raw, in the
-//! account or in the message (its text as forwarded, put on one line by
-//! [`json::one_line`]). At a fraction of serde's cost, and without its
-//! serializer in the npm package's module.
+//! A message's account as one JSON line, written directly ([`Seen::json`],
+//! [`Outcome::lines`]): the line a gateway logs for each message, as
+//! `serde_json` writes a [`Seen`] (a test holds them equal) but that a line
+//! is one line, whatever came: no line break, control, bidi or invisible
+//! character stands in it raw, in the account or in the message (its text
+//! as forwarded, put on one line by [`json::one_line`]). At a fraction of
+//! serde's cost, and without its serializer in the npm package's module.
 
-use super::Seen;
+use super::outcome::{MessageKind, Outcome, Seen, Verdict};
 use crate::audit::{AuditRecord, RequestId};
 use crate::diagnostics::{Change, Diagnostic};
 use crate::json::{self, write_string};
 
+impl Seen {
+    /// The account as one JSON object, as a log line has it less the message.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use mcp_provenance::{Filter, FilterContext, FilterOptions};
+    ///
+    /// let outcome = Filter::new(FilterOptions::default())?.filter(b"[7]", &FilterContext::default());
+    /// assert_eq!(outcome.messages[0].json(), r#"{"index":0,"kind":"malformed","refused":"invalid-request","valid":false,"diagnostics":[{"code":"not-a-message","severity":"error","rule":"MSG-1","path":"","message":"expected a JSON-RPC message: an object with a string `method`, or with `result` or `error`; found a number"}],"changes":[]}"#);
+    /// # Ok::<(), mcp_provenance::Error>(())
+    /// ```
+    pub fn json(&self) -> String {
+        let mut out = String::with_capacity(256);
+        write(self, None, &mut out);
+        out
+    }
+}
+
+impl Outcome<'_> {
+    /// One JSON line per message, for a log: its account, with the message
+    /// as it goes on (`"message"`, its text as forwarded, put on one line)
+    /// when it does. A line is one line whatever the body held: no line
+    /// break, control, bidi or invisible character stands in it raw.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use mcp_provenance::{Filter, FilterContext, FilterOptions};
+    ///
+    /// let outcome = Filter::new(FilterOptions::default())?.filter(b"{\"id\":100,\n\"method\":\"ping\"}", &FilterContext::default());
+    /// assert_eq!(outcome.lines(), [r#"{"message":{"id":100,"method":"ping"},"kind":"request","id":100,"valid":true,"record":{"method":"ping","requestId":100,"clientAsserted":{},"hostAttested":{},"witnessed":{},"diagnostics":[],"valid":true},"changes":[]}"#]);
+    /// # Ok::<(), mcp_provenance::Error>(())
+    /// ```
+    pub fn lines(&self) -> Vec<String> {
+        let forwarded = match &self.verdict {
+            Verdict::Forward { body, .. } => body.as_ref(),
+            Verdict::Reject { .. } => "",
+        };
+        self.messages
+            .iter()
+            .map(|seen| {
+                let message = seen.forwarded.clone().and_then(|at| forwarded.get(at));
+                let mut line = String::with_capacity(256 + message.map_or(0, str::len));
+                write(seen, message, &mut line);
+                line
+            })
+            .collect()
+    }
+}
+
 /// Writes `seen` as a JSON object, with the message's text first when it goes on.
-pub(super) fn write(seen: &Seen, message: Option<&str>, out: &mut String) {
+fn write(seen: &Seen, message: Option<&str>, out: &mut String) {
     let mut object = Object::open(out);
     if let Some(message) = message {
         object.raw("message", &json::one_line(message));
@@ -44,10 +95,10 @@ pub(super) fn write(seen: &Seen, message: Option<&str>, out: &mut String) {
 
 fn kind(seen: &Seen) -> &'static str {
     match seen.kind {
-        super::MessageKind::Request => "request",
-        super::MessageKind::Notification => "notification",
-        super::MessageKind::Response => "response",
-        super::MessageKind::Malformed => "malformed",
+        MessageKind::Request => "request",
+        MessageKind::Notification => "notification",
+        MessageKind::Response => "response",
+        MessageKind::Malformed => "malformed",
     }
 }
 

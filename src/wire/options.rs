@@ -7,7 +7,7 @@ use crate::diagnostics::Code;
 use crate::error::Error;
 use crate::json::Slot;
 use crate::keys::{AI_INVOCATION_KEY, KeyOptions, UI_KEY};
-use crate::options::{Options, Read};
+use crate::options::{FromOptions, Options};
 use crate::policy::Policy;
 
 /// The range of `maxBatch`.
@@ -81,7 +81,7 @@ impl FilterOptions {
                 format!("filter options have no option `{name}`: policy options go in `policy`"),
             ));
         }
-        Self::read(&Options::new(value, Self::WHAT, Self::NAMES)?)
+        Self::from_options(&Options::new(value, Self::WHAT, Self::NAMES)?)
     }
 
     /// Checks that the bounds are in range.
@@ -101,7 +101,7 @@ impl FilterOptions {
     }
 }
 
-impl Read for FilterOptions {
+impl FromOptions for FilterOptions {
     const WHAT: &'static str = "filter options";
     const NAMES: &'static [&'static str] = &[
         "policy",
@@ -112,11 +112,11 @@ impl Read for FilterOptions {
         "maxDepth",
     ];
 
-    fn read(options: &Options) -> Result<Self, Error> {
+    fn from_options(options: &Options) -> Result<Self, Error> {
         let default = FilterOptions::default();
         let policy = match options.get("policy") {
             Slot::Absent => None,
-            slot => Some(Policy::read(&Options::new(
+            slot => Some(Policy::from_options(&Options::new(
                 slot,
                 "filter policy",
                 policy_names(),
@@ -177,17 +177,17 @@ impl FilterContext {
     }
 }
 
-impl Read for FilterContext {
+impl FromOptions for FilterContext {
     const WHAT: &'static str = "filter context";
     const NAMES: &'static [&'static str] = &["receivedAt", "principal", "sessionId", "headers"];
 
-    fn read(options: &Options) -> Result<Self, Error> {
+    fn from_options(options: &Options) -> Result<Self, Error> {
         let AuditContext {
             received_at,
             principal,
             session_id,
             ..
-        } = AuditContext::read(options)?;
+        } = AuditContext::from_options(options)?;
         Ok(FilterContext {
             received_at,
             principal,

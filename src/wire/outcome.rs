@@ -6,12 +6,11 @@ use std::ops::Range;
 
 use serde::Serialize;
 
-use super::Looked;
-use super::doc::Span;
 use super::headers::Unread;
 use crate::audit::{AuditRecord, RequestId};
 use crate::diagnostics::{Change, Code, Diagnostic, Rule};
 use crate::json;
+use crate::json::doc::Span;
 
 /// JSON-RPC error codes of the filter's own answers.
 const PARSE_ERROR: i32 = -32700;
@@ -95,23 +94,6 @@ pub struct Seen {
 }
 
 impl Seen {
-    /// The account as one JSON object, as a log line has it less the message.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use mcp_provenance::{Filter, FilterContext, FilterOptions};
-    ///
-    /// let outcome = Filter::new(FilterOptions::default())?.filter(b"[7]", &FilterContext::default());
-    /// assert_eq!(outcome.messages[0].json(), r#"{"index":0,"kind":"malformed","refused":"invalid-request","valid":false,"diagnostics":[{"code":"not-a-message","severity":"error","rule":"MSG-1","path":"","message":"expected a JSON-RPC message: an object with a string `method`, or with `result` or `error`; found a number"}],"changes":[]}"#);
-    /// # Ok::<(), mcp_provenance::Error>(())
-    /// ```
-    pub fn json(&self) -> String {
-        let mut out = String::with_capacity(256);
-        super::line::write(self, None, &mut out);
-        out
-    }
-
     pub(super) fn new(index: Option<usize>, kind: MessageKind, id: Option<RequestId>) -> Self {
         Seen {
             index,
@@ -160,6 +142,16 @@ pub struct Outcome<'b> {
     pub refusal: Option<Diagnostic>,
     /// One account per message, in the order they came.
     pub messages: Vec<Seen>,
+}
+
+/// One message looked at: its account, the text it goes on as (when
+/// changed), the filter's answer to it (when refused), and whether it goes on.
+pub(super) struct Looked {
+    pub seen: Seen,
+    pub text: Option<String>,
+    pub reply: Option<String>,
+    /// Where it stands in the body.
+    pub span: Span,
 }
 
 /// Why a whole body is refused.
@@ -238,36 +230,6 @@ impl<'b> Outcome<'b> {
             refusal: None,
             messages,
         }
-    }
-
-    /// One JSON line per message, for a log: its account, with the message
-    /// as it goes on (`"message"`, its text as forwarded, put on one line)
-    /// when it does. A line is one line whatever the body held: no line
-    /// break, control, bidi or invisible character stands in it raw.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use mcp_provenance::{Filter, FilterContext, FilterOptions};
-    ///
-    /// let outcome = Filter::new(FilterOptions::default())?.filter(b"{\"id\":100,\n\"method\":\"ping\"}", &FilterContext::default());
-    /// assert_eq!(outcome.lines(), [r#"{"message":{"id":100,"method":"ping"},"kind":"request","id":100,"valid":true,"record":{"method":"ping","requestId":100,"clientAsserted":{},"hostAttested":{},"witnessed":{},"diagnostics":[],"valid":true},"changes":[]}"#]);
-    /// # Ok::<(), mcp_provenance::Error>(())
-    /// ```
-    pub fn lines(&self) -> Vec<String> {
-        let forwarded = match &self.verdict {
-            Verdict::Forward { body, .. } => body.as_ref(),
-            Verdict::Reject { .. } => "",
-        };
-        self.messages
-            .iter()
-            .map(|seen| {
-                let message = seen.forwarded.clone().and_then(|at| forwarded.get(at));
-                let mut line = String::with_capacity(256 + message.map_or(0, str::len));
-                super::line::write(seen, message, &mut line);
-                line
-            })
-            .collect()
     }
 }
 

@@ -11,8 +11,8 @@
 //! text that is not JSON refuses the body, since where its messages end is
 //! then unknown.
 
-use super::doc::{Doc, Entry, Raw, Span, Str};
 use crate::json::Kind;
+use crate::json::doc::{Doc, Entry, Raw, Span, StringSpan};
 use crate::schema::{Key, MESSAGE, Node, Read, Reads};
 
 /// The text is not JSON: where it stops being so.
@@ -36,8 +36,10 @@ pub(crate) struct Keys {
     pub ui: Vec<String>,
 }
 
-/// One message of a body.
-pub(crate) struct Message<'a> {
+/// One message of a body as the parser read it: its document (the rules
+/// read it through views, as any message), its own entry, and why it is
+/// refused, when it is.
+pub(crate) struct ParsedMessage<'a> {
     pub doc: Doc<'a>,
     /// The message's own value: its entry in the document.
     pub root: Entry,
@@ -81,9 +83,9 @@ pub(super) struct Reader<'a, 'k> {
 
 /// What a body holds.
 pub(crate) enum Body<'a> {
-    One(Message<'a>),
+    One(ParsedMessage<'a>),
     /// A batch: its span and its messages.
-    Batch(Span, Vec<Message<'a>>),
+    Batch(Span, Vec<ParsedMessage<'a>>),
     /// A batch of more messages than allowed (its first `max + 1` were seen).
     TooMany,
 }
@@ -138,7 +140,7 @@ impl<'k> Parser<'k> {
     }
 
     /// Reads one message standing alone (as the patcher's output is re-read).
-    pub(crate) fn one<'a>(&self, text: &'a str) -> Result<Message<'a>, Syntax> {
+    pub(crate) fn one<'a>(&self, text: &'a str) -> Result<ParsedMessage<'a>, Syntax> {
         let mut reader = Reader::new(text, self);
         reader.ws();
         let message = reader.message()?;
@@ -250,7 +252,7 @@ impl<'a, 'k> Reader<'a, 'k> {
 
     /// One message at the reader, read as the table says; its document,
     /// moved out so that the next message starts a document of its own.
-    fn message(&mut self) -> Result<Message<'a>, Syntax> {
+    fn message(&mut self) -> Result<ParsedMessage<'a>, Syntax> {
         self.fault = None;
         self.doc.reserve();
         let start = self.at;
@@ -258,7 +260,7 @@ impl<'a, 'k> Reader<'a, 'k> {
         let root = self.entries.pop().ok_or(Syntax(start))?;
         let text = self.doc.text;
         let doc = std::mem::replace(&mut self.doc, Doc::new(text));
-        Ok(Message {
+        Ok(ParsedMessage {
             doc,
             root,
             fault: self.fault,
@@ -273,7 +275,7 @@ impl<'a, 'k> Reader<'a, 'k> {
         &mut self,
         want: Want,
         depth: usize,
-        name: Option<Str>,
+        name: Option<StringSpan>,
         begins: usize,
     ) -> Result<(), Syntax> {
         self.ws();
@@ -393,6 +395,6 @@ impl<'a, 'k> Reader<'a, 'k> {
 }
 
 /// Whether a name comes twice among `names`, read in `doc`.
-fn duplicated(names: impl Iterator<Item = Str> + Clone, doc: &Doc) -> bool {
-    crate::view::any_twice(names.map(|name| doc.str(name)))
+fn duplicated(names: impl Iterator<Item = StringSpan> + Clone, doc: &Doc) -> bool {
+    crate::json::any_twice(names.map(|name| doc.str(name)))
 }

@@ -10,9 +10,9 @@
 
 use std::collections::BTreeMap;
 
-use super::doc::{Doc, Entry, Raw, Span};
 use crate::edit::{Edit, Put, Target};
 use crate::json;
+use crate::json::doc::{Doc, Entry, Raw, Span};
 use crate::keys::KeyOptions;
 
 /// An edit the text cannot take: it goes through a value that was not read
@@ -159,7 +159,7 @@ impl<'d, 'a> Patch<'d, 'a> {
                     )
                 })
                 .collect();
-            crate::view::sort_by_name(&mut members);
+            crate::json::sort_by_name(&mut members);
             Fates {
                 members,
                 by_name: BTreeMap::new(),
@@ -226,7 +226,7 @@ impl<'d, 'a> Patch<'d, 'a> {
         if splices.is_empty() {
             return None;
         }
-        crate::view::sort_by(&mut splices, |(span, _)| span.start);
+        crate::json::sort_by(&mut splices, |(span, _)| span.start);
         let whole = self.root.value;
         let mut out = String::with_capacity(whole.end - whole.start + 64);
         let mut at = whole.start;

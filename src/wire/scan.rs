@@ -4,9 +4,9 @@
 //! where they hold an escape; and any value checked and skipped without
 //! recursion, however deep it nests.
 
-use super::doc::{Raw, Span, Str};
 use super::parse::{Fault, Reader, Syntax};
 use crate::json::Kind;
+use crate::json::doc::{Raw, Span, StringSpan};
 
 /// Whether a byte is JSON whitespace.
 fn is_ws(byte: u8) -> bool {
@@ -106,11 +106,11 @@ impl<'a, 'k> Reader<'a, 'k> {
 
     /// A string after its opening quote, decoded: a span of the body when
     /// it holds no escape.
-    pub(super) fn string(&mut self) -> Result<Str, Syntax> {
+    pub(super) fn string(&mut self) -> Result<StringSpan, Syntax> {
         let start = self.at;
         if self.skip_plain()? == b'"' {
             self.at += 1;
-            return Ok(Str {
+            return Ok(StringSpan {
                 in_store: false,
                 span: Span {
                     start,
@@ -135,7 +135,7 @@ impl<'a, 'k> Reader<'a, 'k> {
             let text = self.doc.text.get(run..self.at).unwrap_or_default();
             self.doc.store.push_str(text);
         }
-        Ok(Str {
+        Ok(StringSpan {
             in_store: true,
             span: Span {
                 start: from,

@@ -13,15 +13,15 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use super::Filter;
-use super::doc::{Doc, Entry};
+use super::filter::Filter;
 use super::parse::{Body, Parser};
 use super::patch::Patch;
 use crate::edit::{Edit, Put, Target};
+use crate::json::doc::{Doc, Entry};
 use crate::json::{self, Number, Slot};
 use crate::keys::AI_INVOCATION_KEY;
 use crate::schema::{EnvelopeField, Place};
-use crate::view::{Envelope, Message};
+use crate::view::{Envelope, MessageView};
 
 /// How deep an answer may nest for the echo to read it. A tool's result may
 /// rightly hold JSON deeper than a request may (WIRE-4); past this the answer
@@ -56,7 +56,7 @@ impl Filter {
     /// The note [`Seen::turn`](super::Seen::turn) keeps of a request that
     /// goes on: its id as it came and the `turnId` each of its envelopes
     /// carried, as the JSON text of a request holding only those.
-    pub(super) fn turn_note(&self, id_text: &str, views: &[Message]) -> String {
+    pub(super) fn turn_note(&self, id_text: &str, views: &[MessageView]) -> String {
         let mut note = format!("{{\"id\":{id_text},\"params\":{{\"_meta\":{{");
         let mut first = true;
         for (pair, view) in self.pairs.iter().zip(views) {
@@ -232,7 +232,7 @@ impl Filter {
 }
 
 /// A message's id by its value, when it is a string or an integer.
-fn id_of(view: &Message) -> Option<Id> {
+fn id_of(view: &MessageView) -> Option<Id> {
     match view.get(Place::Id) {
         Slot::String(text) => Some(Id::String(text.text.to_owned())),
         Slot::Number(Number::Wire(text)) => Some(Id::Number(text.to_owned())),

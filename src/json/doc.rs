@@ -1,8 +1,8 @@
-//! A message as it came over the wire, read once: the spans of its members
-//! and, for the places a rule reads, their values. The rules read it through
-//! [`Tree::Wire`](crate::json::Tree) like any other JSON value; the patcher
-//! ([`super::patch`]) uses the spans to change what a rule changed and
-//! nothing else.
+//! A message as it came over the wire, read once (by the wire filter's
+//! parser): the spans of its members and, for the places a rule reads,
+//! their values. The rules read it through [`Tree::Wire`](super::Tree) like
+//! any other JSON value (`members.rs`); the filter's patcher uses the spans
+//! to change what a rule changed and nothing else.
 //!
 //! Invariants: `text` is the whole body (valid UTF-8); every span is a byte
 //! range of it; the entries of a container are contiguous in `entries`, in
@@ -10,7 +10,7 @@
 //! entry says `Raw::Opaque`). No name is duplicated in a container that has
 //! a node where a rule reads (the parser refuses the message otherwise).
 
-use crate::json::{Kind, Number, Slot, Text, Tree};
+use super::scalar::Kind;
 
 /// A byte range of the body.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -19,14 +19,14 @@ pub(crate) struct Span {
     pub end: usize,
 }
 
-/// A string's text: a span of the body when it holds no escape, else a
-/// range of the document's store, where it was decoded.
+/// Where a string's decoded text is: a span of the body when it holds no
+/// escape, else a range of the document's store, where it was decoded.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Str {
-    pub(super) in_store: bool,
-    pub(super) span: Span,
+pub(crate) struct StringSpan {
+    pub in_store: bool,
+    pub span: Span,
     /// An escaped lone surrogate was read as U+FFFD (MSG-3).
-    pub(super) lossy: bool,
+    pub lossy: bool,
 }
 
 /// What a value is, as far as it was read.
@@ -35,7 +35,7 @@ pub(crate) enum Raw {
     Null,
     Bool(bool),
     Number,
-    String(Str),
+    String(StringSpan),
     /// A container read whole: the index of its node.
     Node(usize),
     /// Only its type was read (it was checked, and skipped).
@@ -46,7 +46,7 @@ pub(crate) enum Raw {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Entry {
     /// The member's name (an item has none).
-    pub name: Option<Str>,
+    pub name: Option<StringSpan>,
     /// Where the entry begins: its name's opening quote, or the item.
     pub start: usize,
     pub value: Span,
@@ -66,13 +66,15 @@ pub(crate) struct Node {
 /// The message read, with everything the rules and the patcher need.
 pub(crate) struct Doc<'a> {
     pub text: &'a str,
-    pub(super) store: String,
-    pub(super) nodes: Vec<Node>,
-    pub(super) entries: Vec<Entry>,
+    /// The decoded text of the strings that hold an escape.
+    pub(crate) store: String,
+    nodes: Vec<Node>,
+    entries: Vec<Entry>,
 }
 
 impl<'a> Doc<'a> {
-    pub(super) fn new(text: &'a str) -> Self {
+    /// An empty document of the body `text`.
+    pub(crate) fn new(text: &'a str) -> Self {
         Doc {
             text,
             store: String::new(),
@@ -82,13 +84,13 @@ impl<'a> Doc<'a> {
     }
 
     /// Makes room for what a message usually holds, at once.
-    pub(super) fn reserve(&mut self) {
+    pub(crate) fn reserve(&mut self) {
         self.nodes.reserve(8);
         self.entries.reserve(32);
     }
 
     /// Adds a node holding `entries`; its index.
-    pub(super) fn node(&mut self, object: bool, span: Span, entries: &[Entry]) -> usize {
+    pub(crate) fn node(&mut self, object: bool, span: Span, entries: &[Entry]) -> usize {
         self.nodes.push(Node {
             object,
             span,
@@ -105,7 +107,7 @@ impl<'a> Doc<'a> {
     }
 
     /// A string's decoded text.
-    pub(crate) fn str(&self, text: Str) -> &str {
+    pub(crate) fn str(&self, text: StringSpan) -> &str {
         let from = if text.in_store {
             self.store.as_str()
         } else {
@@ -114,6 +116,7 @@ impl<'a> Doc<'a> {
         from.get(text.span.start..text.span.end).unwrap_or_default()
     }
 
+    /// The node of index `node`.
     pub(crate) fn get(&self, node: usize) -> Option<&Node> {
         self.nodes.get(node)
     }
@@ -131,45 +134,13 @@ impl<'a> Doc<'a> {
             .iter()
             .find(|entry| entry.name.is_some_and(|n| self.str(n) == name))
     }
-
-    /// The slot of a value as the rules read it.
-    pub(crate) fn slot(&self, entry: &Entry) -> Slot<'_> {
-        match entry.raw {
-            Raw::Null => Slot::Null,
-            Raw::Bool(flag) => Slot::Bool(flag),
-            Raw::Number => Slot::Number(Number::Wire(self.at(entry.value))),
-            Raw::String(text) => Slot::String(self.text(text)),
-            Raw::Node(node) => {
-                let container = Container { doc: self, node };
-                match self.nodes.get(node) {
-                    Some(found) if found.object => Slot::Object(Tree::Wire(container)),
-                    _ => Slot::Array(Tree::Wire(container)),
-                }
-            }
-            Raw::Opaque(Kind::Object) => Slot::Object(Tree::Opaque),
-            Raw::Opaque(Kind::Array) => Slot::Array(Tree::Opaque),
-            // Scalars are always read; a skipped one reads as its type.
-            Raw::Opaque(Kind::String) => Slot::String(Text {
-                text: "",
-                lossy: false,
-            }),
-            Raw::Opaque(_) => Slot::Null,
-        }
-    }
-
-    fn text(&self, text: Str) -> Text<'_> {
-        Text {
-            text: self.str(text),
-            lossy: text.lossy,
-        }
-    }
 }
 
-/// A container of a document, as a [`Tree`] holds it.
+/// A container of a document, as a [`Tree`](super::Tree) holds it.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Container<'a> {
-    doc: &'a Doc<'a>,
-    node: usize,
+    pub(super) doc: &'a Doc<'a>,
+    pub(super) node: usize,
 }
 
 impl std::fmt::Debug for Doc<'_> {
@@ -184,39 +155,8 @@ impl std::fmt::Debug for Doc<'_> {
 }
 
 impl<'a> Container<'a> {
+    /// Whether it is an object (else an array).
     pub(crate) fn is_object(&self) -> bool {
         self.doc.get(self.node).is_some_and(|node| node.object)
-    }
-
-    /// Its members or items, in order.
-    pub(crate) fn entries(&self) -> Entries<'a> {
-        let doc = self.doc;
-        let entries = doc.get(self.node).map(|node| doc.entries(node));
-        Entries {
-            doc,
-            iter: entries.unwrap_or_default().iter(),
-        }
-    }
-}
-
-/// The members (name and value) or items (an empty name) of a container.
-pub(crate) struct Entries<'a> {
-    doc: &'a Doc<'a>,
-    iter: std::slice::Iter<'a, Entry>,
-}
-
-impl<'a> Iterator for Entries<'a> {
-    type Item = (Text<'a>, Slot<'a>);
-
-    fn next(&mut self) -> Option<Self::Item> {
-        let entry = self.iter.next()?;
-        let name = entry.name.map_or(
-            Text {
-                text: "",
-                lossy: false,
-            },
-            |name| self.doc.text(name),
-        );
-        Some((name, self.doc.slot(entry)))
     }
 }

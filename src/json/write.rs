@@ -1,0 +1,168 @@
+//! JSON text written: strings escaped as `JSON.stringify` and `serde_json`
+//! escape them (and every character that could break a line or disguise
+//! text besides), JSON text put on one line, and the sizes of both.
+
+use std::borrow::Cow;
+
+use super::scalar::Number;
+use super::slot::Slot;
+use crate::text::{is_inert, is_printable_ascii};
+
+/// Appends `text` as a JSON string, escaped as `JSON.stringify` and
+/// `serde_json` both escape it, and besides every character that is not
+/// [inert](is_inert) (U+2028, NEL, a bidi control…) as a
+/// `\uXXXX` escape: the same JSON, and never a line break or a disguise in
+/// whatever it is written into (a log line above all).
+pub(crate) fn write_string(out: &mut String, text: &str) {
+    out.push('"');
+    let mut rest = text;
+    // Runs that need no escape go on whole; a run ends before an ASCII
+    // byte to escape or the first byte of a character past ASCII.
+    while let Some(at) = rest
+        .bytes()
+        .position(|byte| byte < 0x20 || byte == b'"' || byte == b'\\' || byte >= 0x7F)
+    {
+        let (run, escaped) = rest.split_at_checked(at).unwrap_or((rest, ""));
+        out.push_str(run);
+        let Some(c) = escaped.chars().next() else {
+            break;
+        };
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{08}' => out.push_str("\\b"),
+            '\u{0C}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_ascii() || !is_inert(c) => write_escape(out, c),
+            c => out.push(c),
+        }
+        rest = escaped.get(c.len_utf8()..).unwrap_or_default();
+    }
+    out.push_str(rest);
+    out.push('"');
+}
+
+/// `c` as JSON's `\uXXXX` escapes: one, or a surrogate pair past U+FFFF.
+fn write_escape(out: &mut String, c: char) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut units = [0u16; 2];
+    for unit in c.encode_utf16(&mut units) {
+        out.push_str("\\u");
+        for shift in [12, 8, 4, 0] {
+            let digit = HEX.get(usize::from((*unit >> shift) & 15)).copied();
+            out.push(char::from(digit.unwrap_or(b'0')));
+        }
+    }
+}
+
+/// Whether `json` is one line already, holding no character AI-13 or TXT-1
+/// would replace: what [`one_line`] leaves as it is. Printable ASCII is
+/// settled eight bytes at a time, with no allocation.
+pub(crate) fn is_one_line(json: &str) -> bool {
+    is_printable_ascii(json.as_bytes()) || json.chars().all(is_inert)
+}
+
+/// JSON text on one line that holds no character AI-13 or TXT-1 would
+/// replace: the same JSON, with the tabs, carriage returns and line feeds
+/// between its tokens left out and every other such character (they can
+/// only stand inside its strings) written as a `\uXXXX` escape. Borrowed
+/// when `json` is one already. `json` must be JSON text: a line feed inside
+/// a string of anything else would be dropped.
+pub(crate) fn one_line(json: &str) -> Cow<'_, str> {
+    if is_one_line(json) {
+        return Cow::Borrowed(json);
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        match c {
+            '\t' | '\n' | '\r' => {}
+            c if is_inert(c) => out.push(c),
+            c => write_escape(&mut out, c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// The UTF-8 length of `text` written as a JSON string.
+pub(crate) fn string_len(text: &str) -> usize {
+    let escapes: usize = text
+        .bytes()
+        .map(|byte| match byte {
+            b'"' | b'\\' | 0x08 | 0x0C | b'\n' | b'\r' | b'\t' => 1,
+            0..0x20 => 5,
+            _ => 0,
+        })
+        .sum();
+    text.len() + 2 + escapes
+}
+
+/// Appends a scalar slot as JSON (an absent one as `null`).
+pub(crate) fn write_scalar(out: &mut String, slot: &Slot<'_>) {
+    match slot {
+        Slot::Null | Slot::Absent | Slot::Array(_) | Slot::Object(_) => out.push_str("null"),
+        Slot::Bool(flag) => out.push_str(if *flag { "true" } else { "false" }),
+        Slot::Number(number) => write_number(out, number),
+        Slot::String(text) => write_string(out, text.text),
+    }
+}
+
+/// Appends a number's JSON text, as `JSON.stringify` writes it, so that
+/// sizes agree in every runtime: `1e20` is `100000000000000000000`, `1e-7`
+/// is `1e-7`.
+fn write_number(out: &mut String, number: &Number) {
+    match number {
+        #[cfg(feature = "value")]
+        Number::Value(number) => match number.as_f64() {
+            Some(value) => out.push_str(ryu_js::Buffer::new().format(value)),
+            None => out.push_str("null"),
+        },
+        Number::Text(_, text) | Number::Wire(text) => out.push_str(text),
+        // Never inside a value read whole; written as JSON writes a
+        // number it cannot hold, should it ever be.
+        Number::Float(_) => out.push_str("null"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{Value, json};
+
+    #[test]
+    fn a_string_is_written_with_no_line_break_or_disguise_raw() {
+        let text = "a\"\\\n\u{7f}\u{85}\u{2028}\u{202e}\u{e0041}é😀";
+        let mut out = String::new();
+        write_string(&mut out, text);
+        assert_eq!(out, r#""a\"\\\n\u007f\u0085\u2028\u202e\udb40\udc41é😀""#);
+        assert_eq!(
+            serde_json::from_str::<String>(&out).ok().as_deref(),
+            Some(text)
+        );
+    }
+
+    #[test]
+    fn json_text_is_put_on_one_line_as_the_same_json() {
+        let json = "{\"a\" :\r\n\t[1,\n \"\u{2028}\u{85}x\\n\"]}";
+        assert_eq!(one_line(json), r#"{"a" :[1, "\u2028\u0085x\n"]}"#);
+        let parsed = |text: &str| serde_json::from_str::<Value>(text).ok();
+        assert_eq!(parsed(&one_line(json)), parsed(json));
+        for plain in [r#"{"a": "é"}"#, "[]"] {
+            assert!(matches!(one_line(plain), Cow::Borrowed(_)));
+        }
+    }
+
+    #[test]
+    fn strings_are_escaped_as_json_writes_them() {
+        let text = "a\"b\\c\n\u{1}é";
+        let mut out = String::new();
+        write_string(&mut out, text);
+        assert_eq!(out, serde_json::to_string(text).unwrap());
+        assert_eq!(string_len(text), out.len());
+        let value = json!({"n": 1.5});
+        let mut number = String::new();
+        write_scalar(&mut number, &Slot::of(&value["n"]));
+        assert_eq!(number, "1.5");
+    }
+}
