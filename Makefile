@@ -8,7 +8,7 @@ WASM := target/$(WASM_TARGET)/release/mcp_provenance.wasm
 # The npm package's module: its exports, without the serde_json::Value API.
 NPM_FEATURES := --no-default-features --features npm
 
-.PHONY: demo test python-wheel python-test bench bench-serde loadtest fuzz build pack describe lint setup setup-wasm setup-debian setup-fuzz
+.PHONY: demo test test-wasm setup-wasm-bindgen setup-chromedriver python-wheel python-test bench bench-serde loadtest fuzz build pack describe lint setup setup-wasm setup-debian setup-fuzz
 
 demo: build
 	@node examples/prototype/run.mjs
@@ -22,7 +22,22 @@ test: setup lint build setup-debian
 	cd upstream/agentgateway/check && $(CARGO) test
 	$(MAKE) python-test
 	node --test js-tests/
+	$(MAKE) test-wasm
 	$(MAKE) fuzz FUZZ_SECONDS=20
+
+# The core's unit tests and every conformance vector inside wasm, under
+# wasm-bindgen-test-runner (the runner .cargo/config.toml names): in Node,
+# then the same build in headless Chromium through Debian's chromedriver
+# (the runner starts Chromium headless with --no-sandbox itself, so root
+# needs no webdriver.json). The test targets that are native only compile
+# to nothing there ("no tests to run!"). The runner runs only
+# #[wasm_bindgen_test] functions and passes over a plain #[test] without a
+# word, so each test module names the one as the other on wasm32; the grep
+# fails for a module that does not.
+test-wasm: setup-wasm setup-wasm-bindgen setup-chromedriver
+	@! grep -rL 'use wasm_bindgen_test::wasm_bindgen_test as test;' $$(grep -rl '^mod tests {' src binding) | grep . || { echo 'these test modules would not run in wasm: add `#[cfg(target_arch = "wasm32")] use wasm_bindgen_test::wasm_bindgen_test as test;`'; exit 1; }
+	$(CARGO) test --target $(WASM_TARGET) --tests
+	WASM_BINDGEN_USE_BROWSER=1 CHROMEDRIVER=/usr/bin/chromedriver $(CARGO) test --target $(WASM_TARGET) --tests
 
 # The Python package (python/): its abi3 wheel built with maturin (from
 # PyPI) into target/wheels, installed with its extras (so that they are
@@ -63,8 +78,7 @@ bench: build python-wheel
 # serde-wasm-bindgen beside the package's own boundary, on the structs that
 # cross whole (bench/serde-wasm-bindgen). Needs the wasm-bindgen CLI.
 SWB := bench/serde-wasm-bindgen
-bench-serde: build
-	@wasm-bindgen --version 2>/dev/null | grep -qx "wasm-bindgen 0.2.130" || $(CARGO) install wasm-bindgen-cli --version 0.2.130
+bench-serde: build setup-wasm-bindgen
 	cd $(SWB) && $(CARGO) build --release --target $(WASM_TARGET)
 	wasm-bindgen --target nodejs --out-dir $(SWB)/target/pkg $(SWB)/target/$(WASM_TARGET)/release/serde_wasm_bindgen_bench.wasm
 	node $(SWB)/run.mjs
@@ -115,6 +129,7 @@ lint: setup-wasm
 	$(CARGO) fmt --check
 	$(CARGO) clippy --all-targets --features cli -- -D warnings
 	$(CARGO) clippy --lib --target $(WASM_TARGET) $(NPM_FEATURES) -- -D warnings
+	$(CARGO) clippy --tests --target $(WASM_TARGET) -- -D warnings
 	$(CARGO) clippy --lib --features python -- -D warnings
 
 # rustfmt and clippy come with the toolchain on our machines; add them where
@@ -127,6 +142,17 @@ setup:
 # nothing, and pkg/lib moves its data.
 setup-wasm: setup
 	@rustup target list --installed | grep -qx $(WASM_TARGET) || rustup target add $(WASM_TARGET)
+
+# The wasm-bindgen CLI (wasm-bindgen and wasm-bindgen-test-runner) of the
+# wasm-bindgen version Cargo.lock pins (wasm-bindgen-test 0.3.80 pins it).
+WASM_BINDGEN_VERSION := 0.2.130
+setup-wasm-bindgen:
+	@wasm-bindgen --version 2>/dev/null | grep -qx "wasm-bindgen $(WASM_BINDGEN_VERSION)" || $(CARGO) install wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION)
+
+# From Debian: Chromium's WebDriver for the wasm tests (Debian keeps it at
+# Chromium's version; a driver download of the runner's own would fail).
+setup-chromedriver:
+	@test -x /usr/bin/chromedriver || { apt-get update && apt-get install -y --no-install-recommends chromium chromium-driver; }
 
 # From Debian: Chromium for the browser tests (a browser download of a test
 # tool's own fails on these machines), Xvfb for the headed ones, GNU time

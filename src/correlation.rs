@@ -485,6 +485,8 @@ pub(crate) fn parse_traceparent(text: &str) -> Option<(&str, &str, &str)> {
 #[cfg(test)]
 mod tests {
     use super::parse_traceparent;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn traceparent_follows_w3c_trace_context() {

@@ -237,6 +237,8 @@ fn near(name: &[u8], known: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn a_misspelt_option_is_named_with_what_was_meant() {

@@ -125,6 +125,8 @@ fn push_name(out: &mut String, name: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn escapes_and_neutralizes() {

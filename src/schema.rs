@@ -520,6 +520,8 @@ pub(crate) fn keys_to(place: Place) -> &'static [Key] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn every_place_is_in_the_tree_once() {

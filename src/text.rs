@@ -251,6 +251,8 @@ pub(crate) fn clean(text: &str, max_bytes: usize) -> Clean<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn visible_text_escapes_what_would_act_or_hide() {

@@ -249,6 +249,8 @@ mod tests {
     use super::*;
     use crate::json::Kind;
     use serde_json::json;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn every_place_is_read_under_the_keys_in_force() {

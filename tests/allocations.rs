@@ -1,7 +1,7 @@
 //! A clean envelope costs no allocation: `validate`, and `sanitize` of a
 //! message it leaves unchanged, borrow everything they read and build their
 //! diagnostics, paths and messages only when there is one to report.
-#![cfg(feature = "value")]
+#![cfg(all(feature = "value", not(target_arch = "wasm32")))]
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;

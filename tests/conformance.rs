@@ -1,14 +1,15 @@
-//! Runs every vector of `conformance/*.json` through the native API and
-//! compares the whole output with the vector's `expect`.
-// Native only: the wasm build is tested by binding/tests.rs and js-tests/.
-#![cfg(not(target_arch = "wasm32"))]
+//! Runs every vector of `conformance/*.json` through the Rust API and
+//! compares the whole output with the vector's `expect`: natively, and
+//! inside wasm under wasm-bindgen-test-runner (`make test-wasm`), where the
+//! same tests read the same vectors, compiled in.
 
 mod common;
 use common::js_class;
 
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
 use std::collections::{BTreeMap, HashSet};
-use std::fs;
-use std::path::Path;
 
 use mcp_provenance::{
     AuditContext, Error, Filter, FilterContext, Initiator, KeyOptions, Level, LiftOptions, Policy,
@@ -24,8 +25,34 @@ use serde_json::{Value, json};
 const NOT_VECTOR_RULES: [Rule; 2] = [Rule::Ai16, Rule::Msg3];
 /// The vectors whose input holds a lone surrogate: JSON text may escape one
 /// (`"\ud800"`), JavaScript reads it, serde_json refuses it.
+#[cfg_attr(target_arch = "wasm32", allow(dead_code))]
 const UTF16_ONLY: &str = "utf16.json";
 const MIN_VECTORS: usize = 120;
+
+/// Each vector file but UTF16_ONLY, by name, with its text compiled in: wasm
+/// has no files to read. A native test holds the list to the folder.
+macro_rules! vector_files {
+    ($($name:literal),* $(,)?) => {
+        &[$(($name, include_str!(concat!("../conformance/", $name)))),*]
+    };
+}
+const VECTOR_FILES: &[(&str, &str)] = vector_files![
+    "attach.json",
+    "audit.json",
+    "bounds.json",
+    "correlation.json",
+    "echo.json",
+    "filter.json",
+    "initiator.json",
+    "keys.json",
+    "legacy.json",
+    "options.json",
+    "sanitize.json",
+    "text.json",
+    "validate-envelope.json",
+    "validate-messages.json",
+    "wire-echo.json",
+];
 
 struct Vector {
     file: String,
@@ -43,33 +70,36 @@ impl Vector {
 }
 
 fn load() -> Vec<Vector> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance");
-    let mut files: Vec<_> = fs::read_dir(&dir)
-        .expect("conformance/ exists")
-        .map(|entry| entry.expect("readable entry").path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
-        .filter(|path| path.file_name().is_none_or(|name| name != UTF16_ONLY))
-        .collect();
-    files.sort();
     let mut vectors = Vec::new();
-    for path in files {
-        let text = fs::read_to_string(&path).expect("readable vector file");
-        let parsed: Value =
-            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    for (file, text) in VECTOR_FILES {
+        let parsed: Value = serde_json::from_str(text).unwrap_or_else(|e| panic!("{file}: {e}"));
         let Value::Array(items) = parsed else {
-            panic!("{}: a vector file is a JSON array", path.display())
+            panic!("{file}: a vector file is a JSON array")
         };
-        let file = path
-            .file_name()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .into_owned();
         vectors.extend(items.into_iter().map(|value| Vector {
-            file: file.clone(),
+            file: (*file).to_owned(),
             value,
         }));
     }
     vectors
+}
+
+/// The compiled-in files are every vector file of conformance/ (natively:
+/// wasm has no folder to list).
+#[cfg(not(target_arch = "wasm32"))]
+#[test]
+fn every_vector_file_is_compiled_in() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance");
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .expect("conformance/ exists")
+        .map(|entry| entry.expect("readable entry").path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
+        .filter_map(|path| Some(path.file_name()?.to_str()?.to_owned()))
+        .filter(|name| name != UTF16_ONLY)
+        .collect();
+    files.sort();
+    let listed: Vec<&str> = VECTOR_FILES.iter().map(|(name, _)| *name).collect();
+    assert_eq!(listed, files, "VECTOR_FILES lists conformance/*.json");
 }
 
 fn error(error: Error) -> Value {
@@ -319,8 +349,7 @@ fn severities_follow_the_levels_of_the_rules() {
 /// docs/rules.md lists each rule under the level the core gives it.
 #[test]
 fn the_levels_in_the_docs_are_the_cores() {
-    let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/rules.md"))
-        .expect("docs/rules.md");
+    let docs = include_str!("../docs/rules.md");
     let listed: String = docs
         .split("\n\n")
         .filter(|block| block.starts_with("- **MUST**"))

@@ -8,7 +8,7 @@
 //! The test runs this very test binary under Valgrind, with the body to
 //! filter in `GROWTH_BODY` (and the options in `GROWTH_OPTIONS`), where
 //! [`filter_the_body_in_growth_body`] filters it; run alone, that test does nothing.
-#![cfg(feature = "value")]
+#![cfg(all(feature = "value", not(target_arch = "wasm32")))]
 
 use std::path::PathBuf;
 use std::process::Command;

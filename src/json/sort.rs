@@ -63,6 +63,8 @@ pub(crate) fn sort_by<T, K: Ord>(items: &mut [T], key: impl Fn(&T) -> K) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn members_sort_by_name_at_every_length() {

@@ -129,6 +129,8 @@ fn write_number(out: &mut String, number: &Number) {
 mod tests {
     use super::*;
     use serde_json::{Value, json};
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn a_string_is_written_with_no_line_break_or_disguise_raw() {

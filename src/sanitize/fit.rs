@@ -191,6 +191,8 @@ mod tests {
     use crate::sanitize::sanitize;
     use crate::view::Envelope;
     use serde_json::json;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     /// `validate` relies on this: under the default policy no envelope is
     /// ever over the envelope limit once its fields are cut to size, even

@@ -141,6 +141,8 @@ fn bytes(flag: &str, text: &str) -> Result<u32, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     /// The help states the default line bound the code has.
     #[test]

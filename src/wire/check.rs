@@ -487,6 +487,8 @@ impl Check {
 mod tests {
     use super::*;
     use crate::{FilterOptions, Policy};
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     /// Any bound is taken, the largest too: nothing overflows.
     #[test]

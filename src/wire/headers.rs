@@ -132,6 +132,8 @@ fn is_quoted_text(c: &char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     fn headers(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
         pairs
