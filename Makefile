@@ -4,9 +4,12 @@
 
 CARGO ?= cargo
 WASM_TARGET := wasm32-unknown-unknown
-WASM := target/$(WASM_TARGET)/release/mcp_provenance.wasm
-# The npm package's module: its exports, without the serde_json::Value API.
-NPM_FEATURES := --no-default-features --features npm
+# The npm package's module: the binding crate (binding/), built over the
+# core without its serde_json::Value API.
+WASM := target/$(WASM_TARGET)/release/mcp_provenance_wasm.wasm
+# The crates whose tests run natively and in wasm: the core and the npm
+# binding (the Python one is tested through its wheel, make python-test).
+TESTED := --workspace --exclude mcp-provenance-python
 
 .PHONY: demo test test-wasm setup-wasm-bindgen setup-chromedriver python-wheel python-test bench bench-serde loadtest fuzz build pack describe lint setup setup-wasm setup-debian setup-fuzz
 
@@ -18,7 +21,7 @@ demo: build
 # agentgateway check is upstream/agentgateway's own crate: the logic of its
 # patch on the rmcp agentgateway pins, and the processor's core.
 test: setup lint build setup-debian
-	$(CARGO) test
+	$(CARGO) test $(TESTED)
 	cd upstream/agentgateway/check && $(CARGO) test
 	$(MAKE) python-test
 	node --test js-tests/
@@ -35,9 +38,9 @@ test: setup lint build setup-debian
 # word, so each test module names the one as the other on wasm32; the grep
 # fails for a module that does not.
 test-wasm: setup-wasm setup-wasm-bindgen setup-chromedriver
-	@! grep -rL 'use wasm_bindgen_test::wasm_bindgen_test as test;' $$(grep -rl '^mod tests {' src binding) | grep . || { echo 'these test modules would not run in wasm: add `#[cfg(target_arch = "wasm32")] use wasm_bindgen_test::wasm_bindgen_test as test;`'; exit 1; }
-	$(CARGO) test --target $(WASM_TARGET) --tests
-	WASM_BINDGEN_USE_BROWSER=1 CHROMEDRIVER=/usr/bin/chromedriver $(CARGO) test --target $(WASM_TARGET) --tests
+	@! grep -rL 'use wasm_bindgen_test::wasm_bindgen_test as test;' $$(grep -rl '^mod tests {' src binding/src) | grep . || { echo 'these test modules would not run in wasm: add `#[cfg(target_arch = "wasm32")] use wasm_bindgen_test::wasm_bindgen_test as test;`'; exit 1; }
+	$(CARGO) test $(TESTED) --target $(WASM_TARGET) --tests
+	WASM_BINDGEN_USE_BROWSER=1 CHROMEDRIVER=/usr/bin/chromedriver $(CARGO) test $(TESTED) --target $(WASM_TARGET) --tests
 
 # The Python package (python/): its abi3 wheel built with maturin (from
 # PyPI) into target/wheels, installed with its extras (so that they are
@@ -109,7 +112,7 @@ setup-fuzz:
 
 # The npm package in pkg/, ready for `npm pack`.
 build: setup-wasm node_modules
-	$(CARGO) build --lib --target $(WASM_TARGET) --release $(NPM_FEATURES)
+	$(CARGO) build -p mcp-provenance-wasm --lib --target $(WASM_TARGET) --release
 	node tools/build-pkg.mjs $(WASM)
 	node tools/build-browser.mjs
 	node tools/build-extension.mjs
@@ -123,14 +126,14 @@ pack: build
 # binding/table.json, the one description of the boundary, written anew
 # from the Rust constants (a test fails while it is stale).
 describe:
-	MCP_PROVENANCE_BLESS=1 $(CARGO) test --lib the_checked_in_description_is_current
+	MCP_PROVENANCE_BLESS=1 $(CARGO) test -p mcp-provenance-wasm --lib the_checked_in_description_is_current
 
 lint: setup-wasm
 	$(CARGO) fmt --check
-	$(CARGO) clippy --all-targets --features cli -- -D warnings
-	$(CARGO) clippy --lib --target $(WASM_TARGET) $(NPM_FEATURES) -- -D warnings
-	$(CARGO) clippy --tests --target $(WASM_TARGET) -- -D warnings
-	$(CARGO) clippy --lib --features python -- -D warnings
+	$(CARGO) clippy $(TESTED) --all-targets --features mcp-provenance/cli -- -D warnings
+	$(CARGO) clippy $(TESTED) --tests --target $(WASM_TARGET) -- -D warnings
+	$(CARGO) clippy -p mcp-provenance-wasm --lib --target $(WASM_TARGET) -- -D warnings
+	$(CARGO) clippy -p mcp-provenance-python -- -D warnings
 
 # rustfmt and clippy come with the toolchain on our machines; add them where
 # a toolchain was installed without them.

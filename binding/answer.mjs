@@ -1,5 +1,5 @@
 // The JS side of the boundary, coming out: reads the core's answer (its
-// layout is in binding/answer.rs) and carries out its edits on the copy
+// layout is in binding/src/answer.rs) and carries out its edits on the copy
 // the writer made as it read the input (its snapshots of the objects on the
 // way to each place read), sharing every other member.
 
@@ -11,7 +11,7 @@ const f64 = new Float64Array(1);
 const f64Bytes = new Uint8Array(f64.buffer);
 /** No field, no member: a place's own value. */
 const NONE = table.none.field;
-/** Each choice's bytes by name, as the table lists them (binding/answer.rs `kinds!`). */
+/** Each choice's bytes by name, as the table lists them (binding/src/answer.rs `kinds!`). */
 const byteOf = (names) => Object.fromEntries(names.map((kind, at) => [kind, at]));
 const PUT = byteOf(table.puts);
 const COMMAND = byteOf(table.commands);
@@ -38,7 +38,7 @@ const PLACE_KEYS = [];
  * spread over lines), `oneLine` has the core put it on one line then.
  */
 class Outcome {
-  /** The messages part of the core's answer (binding/answer.rs `messages`), until read. */
+  /** The messages part of the core's answer (binding/src/answer.rs `messages`), until read. */
   #kept;
   #ids;
   #turns;
@@ -177,7 +177,7 @@ export class Answer {
   }
 
   /**
-   * A filter's outcome (binding/answer.rs `outcome`) for `body`, the string
+   * A filter's outcome (binding/src/answer.rs `outcome`) for `body`, the string
    * or bytes filtered; `oneLine` puts a message's JSON text on one line.
    */
   outcome(body, oneLine) {
@@ -204,7 +204,7 @@ export class Answer {
   }
 
   /**
-   * What `filter.echo` made of `answer` (binding/answer.rs `echoed`): the
+   * What `filter.echo` made of `answer` (binding/src/answer.rs `echoed`): the
    * very value given, the rewritten answer of its type, or undefined.
    */
   echoed(answer) {
@@ -218,7 +218,7 @@ export class Answer {
     return bytes;
   }
 
-  /** What a piece of a capture came to (binding/answer.rs `line`). */
+  /** What a piece of a capture came to (binding/src/answer.rs `line`). */
   line() {
     const out = this.str();
     const sanitized = this.utf8();

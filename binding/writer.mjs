@@ -1,6 +1,6 @@
 // The JS side of the boundary, going in: writes what the generated reader
 // (dist/table.mjs) reads of a call's arguments straight into the module's
-// tape (binding/tape.rs): one 16-byte record per place, the strings in
+// tape (binding/src/tape.rs): one 16-byte record per place, the strings in
 // their own area, values read whole in a third, in the compact form of
 // src/json/compact.rs. It reads with plain property reads and decides
 // nothing: every tag, flag and limit comes from the core's description.

@@ -1,6 +1,6 @@
 // pkg/src/index.d.ts is written by hand. These tests tie its unions of stable
 // strings to the core's enums, as the module describes them
-// (pkg/dist/table.mjs, from binding/describe.rs), and its two code unions
+// (pkg/dist/table.mjs, from binding/src/describe.rs), and its two code unions
 // to the codes the conformance vectors expect of diagnostics and of errors:
 // a rule or code added, renamed or removed in Rust fails here until the
 // declarations follow.

@@ -19,13 +19,13 @@ use crate::sanitize::Cleaned;
 use crate::schema::{EnvelopeField, FIELDS, Group, Place, Reads};
 
 /// What an audit record reads of a request: what `validate` does of one, and its names.
-pub(crate) const READS: Reads =
+pub const READS: Reads =
     FIELDS | Group::Names.bit() | Group::Ui.bit() | Group::Bare.bit() | Group::Correlation.bit();
 use crate::text;
 use crate::view::{Envelope, MessageView};
 
 /// How many bytes of `method`, the tool name and a string request id a record keeps.
-pub(crate) const MAX_RECORDED_NAME_BYTES: usize = 256;
+pub const MAX_RECORDED_NAME_BYTES: usize = 256;
 
 /// What the server itself knows about a request, for [`audit_record`].
 ///
@@ -69,7 +69,8 @@ impl AuditContext {
     }
 
     /// The member holding the policy, and with it the keys.
-    pub(crate) const POLICY: &str = "policy";
+    #[doc(hidden)]
+    pub const POLICY: &str = "policy";
 }
 
 impl FromOptions for AuditContext {
@@ -261,7 +262,7 @@ pub fn audit_record(request: &Value, context: &AuditContext) -> Result<AuditReco
 }
 
 /// `audit_record` on a view; the policy is checked by the caller.
-pub(crate) fn record(request: &MessageView, context: &AuditContext) -> Result<AuditRecord, Error> {
+pub fn record(request: &MessageView, context: &AuditContext) -> Result<AuditRecord, Error> {
     let default_policy = Policy::default();
     let policy = context.policy.as_ref().unwrap_or(&default_policy);
     let diagnostics = crate::validate::check(request, None, &policy.keys, &policy.correlation_keys);

@@ -134,14 +134,13 @@ pub const KNOWN_CORRELATION_SOURCES: [CorrelationSource; 7] = [
 pub(crate) const TRACEPARENT: &str = "traceparent";
 
 /// The policy option that adds keys ([`crate::Policy::correlation_keys`]).
-pub(crate) const OPTION: &str = "correlationKeys";
+pub const OPTION: &str = "correlationKeys";
 
 /// Every `_meta` key a record reads ids from unless a policy adds more:
 /// `traceparent` and the known sources' keys, each once. A binding reads
 /// these members of `_meta` (and a policy's) and no others; the
 /// description lists them for it.
-#[cfg(any(test, feature = "python"))]
-pub(crate) fn known_keys() -> Vec<&'static str> {
+pub fn known_keys() -> Vec<&'static str> {
     let mut keys = vec![TRACEPARENT];
     for source in &KNOWN_CORRELATION_SOURCES {
         if !keys.contains(&source.key) {
@@ -152,7 +151,7 @@ pub(crate) fn known_keys() -> Vec<&'static str> {
 }
 
 /// The longest correlation id a record keeps, in UTF-8 bytes (COR-3).
-pub(crate) const MAX_ID_BYTES: usize = 256;
+pub const MAX_ID_BYTES: usize = 256;
 
 /// The most keys a policy may add (`correlationKeys`).
 pub(crate) const MAX_POLICY_KEYS: usize = 64;

@@ -13,12 +13,12 @@ use crate::path::Path;
 use crate::schema::{EnvelopeField, FIELDS, Group, Place, Reads};
 
 /// What echoing reads of the request and of the response.
-pub(crate) const READS: Reads = FIELDS | Group::Response.bit();
+pub const READS: Reads = FIELDS | Group::Response.bit();
 use crate::view::MessageView;
 
 /// The edits that make `response` echo the `turnId` of `request` (argument
 /// 1 of the call) and nothing else.
-pub(crate) fn echo(request: &MessageView, response: &MessageView) -> Result<Vec<Edit>, Error> {
+pub fn echo(request: &MessageView, response: &MessageView) -> Result<Vec<Edit>, Error> {
     message::request(request)?;
     let root = response.get(Place::Root);
     if !response.is_response() {
@@ -99,7 +99,7 @@ pub fn echo_turn_id(request: &Value, response: Value, keys: &KeyOptions) -> Resu
 /// The edits of [`echo_turn_id`] to the response, the keys checked; what
 /// is copied is taken from the request, the call's input 1.
 #[cfg(feature = "value")]
-pub(crate) fn echo_edits(
+pub fn echo_edits(
     request: &Value,
     response: &Value,
     keys: &KeyOptions,

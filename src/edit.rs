@@ -10,7 +10,7 @@ use crate::schema::{self, EnvelopeField, Place};
 /// Where an edit writes: a place of the table and, below an envelope, one
 /// of its fields, one of that field's members, or a member by name.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Target {
+pub struct Target {
     pub place: Place,
     /// A field of the envelope at `place`.
     pub field: Option<EnvelopeField>,
@@ -22,7 +22,7 @@ pub(crate) struct Target {
 
 impl Target {
     /// A place of the table.
-    pub(crate) fn place(place: Place) -> Self {
+    pub fn place(place: Place) -> Self {
         Target {
             place,
             field: None,
@@ -32,7 +32,7 @@ impl Target {
     }
 
     /// A field of the envelope at `place`.
-    pub(crate) fn field(place: Place, field: EnvelopeField) -> Self {
+    pub fn field(place: Place, field: EnvelopeField) -> Self {
         Target {
             field: Some(field),
             ..Target::place(place)
@@ -40,7 +40,7 @@ impl Target {
     }
 
     /// A member of a field of the envelope at `place`.
-    pub(crate) fn member(place: Place, field: EnvelopeField, member: usize) -> Self {
+    pub fn member(place: Place, field: EnvelopeField, member: usize) -> Self {
         Target {
             member: Some(member),
             ..Target::field(place, field)
@@ -48,7 +48,7 @@ impl Target {
     }
 
     /// The member `name` below this target.
-    pub(crate) fn named(self, name: &str) -> Self {
+    pub fn named(self, name: &str) -> Self {
         Target {
             name: Some(name.to_owned()),
             ..self
@@ -56,7 +56,7 @@ impl Target {
     }
 
     /// The member names from the root to this target, under the keys in force.
-    pub(crate) fn names<'a>(&'a self, keys: &'a KeyOptions) -> Vec<&'a str> {
+    pub fn names<'a>(&'a self, keys: &'a KeyOptions) -> Vec<&'a str> {
         let mut names: Vec<&str> = schema::keys_to(self.place)
             .iter()
             .copied()
@@ -78,7 +78,7 @@ impl Target {
 /// What an edit puts at its target. Objects missing on the way to it are
 /// created; nothing else along the way changes.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) enum Put {
+pub enum Put {
     /// Nothing: the member is removed.
     Remove,
     Text(String),
@@ -97,19 +97,19 @@ pub(crate) enum Put {
 
 /// One change to a message.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Edit {
+pub struct Edit {
     pub target: Target,
     pub put: Put,
 }
 
 impl Edit {
-    pub(crate) fn new(target: Target, put: Put) -> Self {
+    pub fn new(target: Target, put: Put) -> Self {
         Edit { target, put }
     }
 }
 
 #[cfg(feature = "value")]
-pub(crate) use apply::apply;
+pub use apply::apply;
 
 /// Applying edits to a `serde_json::Value`.
 #[cfg(feature = "value")]
@@ -128,7 +128,7 @@ mod apply {
 
     /// Applies `edits` to `message`; `inputs` are the call's other
     /// arguments, from 1 on, for [`Put::Copy`].
-    pub(crate) fn apply(
+    pub fn apply(
         mut message: Value,
         edits: Vec<Edit>,
         keys: &KeyOptions,

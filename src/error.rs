@@ -31,7 +31,10 @@ pub struct Error {
 }
 
 impl Error {
-    pub(crate) fn new(code: Code, message: impl Into<String>) -> Self {
+    /// An error of `code` saying `message`: for the bindings, which raise
+    /// the core's errors in their runtime's form.
+    #[doc(hidden)]
+    pub fn new(code: Code, message: impl Into<String>) -> Self {
         Error {
             code,
             message: message.into(),

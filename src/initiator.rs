@@ -15,7 +15,7 @@ use crate::path::Path;
 use crate::schema::{Group, Place, Reads};
 
 /// What stamping and clearing read of a request.
-pub(crate) const READS: Reads = Group::Ui.bit();
+pub const READS: Reads = Group::Ui.bit();
 
 /// The requests a View sends that a Host forwards towards the server, each
 /// to be stamped `initiator: "app"` (UI-1): every request of the MCP Apps
@@ -111,7 +111,7 @@ impl FromStr for Initiator {
 
 /// The edits that stamp `initiator` on a request (UI-1, UI-3, UI-5): only
 /// `initiator` changes; a `ui` entry that is not an object is replaced.
-pub(crate) fn stamp(request: &MessageView, initiator: Initiator) -> Result<Vec<Edit>, Error> {
+pub fn stamp(request: &MessageView, initiator: Initiator) -> Result<Vec<Edit>, Error> {
     crate::message::writable_meta(request)?;
     let stamp = Edit::new(
         Target::place(Place::Initiator),
@@ -124,7 +124,7 @@ pub(crate) fn stamp(request: &MessageView, initiator: Initiator) -> Result<Vec<E
 }
 
 /// The edits that clear `initiator` from a request (UI-2).
-pub(crate) fn clear(request: &MessageView) -> Result<Vec<Edit>, Error> {
+pub fn clear(request: &MessageView) -> Result<Vec<Edit>, Error> {
     crate::message::request(request)?;
     Ok(match request.get(Place::Initiator) {
         Slot::Absent => Vec::new(),
@@ -171,7 +171,7 @@ pub fn stamp_initiator(
 /// The edits of [`stamp_initiator`], the keys checked: what a binding
 /// applies to the request it holds.
 #[cfg(feature = "value")]
-pub(crate) fn stamp_edits(
+pub fn stamp_edits(
     request: &Value,
     initiator: Initiator,
     keys: &KeyOptions,
@@ -209,7 +209,7 @@ pub fn clear_initiator(request: Value, keys: &KeyOptions) -> Result<Value, Error
 
 /// The edits of [`clear_initiator`], the keys checked.
 #[cfg(feature = "value")]
-pub(crate) fn clear_edits(request: &Value, keys: &KeyOptions) -> Result<Vec<Edit>, Error> {
+pub fn clear_edits(request: &Value, keys: &KeyOptions) -> Result<Vec<Edit>, Error> {
     keys.check()?;
     clear(&MessageView::of(request, keys, READS))
 }

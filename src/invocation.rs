@@ -10,7 +10,7 @@ use crate::path::Path;
 use crate::schema::{ENVELOPE, Place, Reads};
 
 /// What attaching reads of a request: its `params` and `_meta`, no group.
-pub(crate) const READS: Reads = 0;
+pub const READS: Reads = 0;
 use crate::view::{Envelope, MessageView};
 #[cfg(feature = "value")]
 use serde_json::Value;
@@ -107,7 +107,7 @@ fn warn_unknown(unknown: &[(&str, Slot<'_>)], path: &Path<'_>, out: &mut Vec<Dia
 
 /// The edit that attaches `invocation` (argument 1 of the call) as the
 /// envelope of `request`: `invalid-invocation` when it breaks AI-2..AI-7.
-pub(crate) fn attach(request: &MessageView, invocation: &Envelope) -> Result<Vec<Edit>, Error> {
+pub fn attach(request: &MessageView, invocation: &Envelope) -> Result<Vec<Edit>, Error> {
     crate::message::writable_meta(request)?;
     let mut found = Vec::new();
     check(invocation, &Path::ROOT, &mut found);
@@ -170,7 +170,7 @@ pub fn attach_invocation(
 /// The edits of [`attach_invocation`], the keys checked; a copied field is
 /// taken from the invocation, the call's input 1.
 #[cfg(feature = "value")]
-pub(crate) fn attach_edits(
+pub fn attach_edits(
     request: &Value,
     invocation: &Value,
     keys: &KeyOptions,

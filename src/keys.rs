@@ -148,7 +148,8 @@ impl KeyOptions {
     }
 
     /// The names of the two key members of any options object.
-    pub(crate) const OPTIONS: [&str; 2] = ["invocationKey", "uiKey"];
+    #[doc(hidden)]
+    pub const OPTIONS: [&str; 2] = ["invocationKey", "uiKey"];
 
     /// The key of the invocation envelope in force.
     ///

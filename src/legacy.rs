@@ -14,7 +14,7 @@ use crate::path::Path;
 use crate::schema::{EnvelopeField, FIELDS, Group, Place, Reads};
 
 /// What lifting reads of a request.
-pub(crate) const READS: Reads = FIELDS | Group::Legacy.bit();
+pub const READS: Reads = FIELDS | Group::Legacy.bit();
 use crate::view::MessageView;
 
 /// Options of [`lift_legacy_arguments`].
@@ -68,7 +68,7 @@ impl FromOptions for LiftOptions {
 }
 
 /// The edits that lift the legacy arguments into the envelope (AI-17).
-pub(crate) fn lift(request: &MessageView, remove: bool) -> Result<Vec<Edit>, Error> {
+pub fn lift(request: &MessageView, remove: bool) -> Result<Vec<Edit>, Error> {
     crate::message::request(request)?;
     let mut edits = Vec::new();
     if !request.get(Place::Arguments).is_object() {
@@ -197,7 +197,7 @@ pub fn lift_legacy_arguments(request: Value, options: &LiftOptions) -> Result<Va
 
 /// The edits of [`lift_legacy_arguments`], the keys checked.
 #[cfg(feature = "value")]
-pub(crate) fn lift_edits(request: &Value, options: &LiftOptions) -> Result<Vec<Edit>, Error> {
+pub fn lift_edits(request: &Value, options: &LiftOptions) -> Result<Vec<Edit>, Error> {
     options.keys.check()?;
     lift(
         &MessageView::of(request, &options.keys, READS),

@@ -42,44 +42,59 @@
 //   wire                     the filter: bytes in, the rules run, bytes out
 //   lib                      the crate root: the modules, and the public API
 //
-// Above the core stand its two bindings, mounted here from outside src/:
-// `wasm` (binding/, the npm package's boundary, wasm32 only) and `python`
-// (python/src/, feature `python`: Python values read into the `Value` form).
+// Above the core stand its two bindings, each a crate of the workspace that
+// depends on this one: binding/ (the npm package's wasm module) and python/
+// (the Python package's extension module). They read their runtime's values
+// into the views below and run the rules on them, so the modules are public
+// to them, and hidden from the documentation: the API is what the crate root
+// re-exports, and what the modules hold beyond it changes with the bindings,
+// which are built from this repository alone.
 //
 // With the `value` feature (on by default), each rule has its public form on
 // `serde_json::Value`: it builds a view, runs the rule, and applies the edits
 // (the rule's edits alone, for a binding that applies them itself).
-mod audit;
-mod correlation;
-mod diagnostics;
-mod echo;
-mod edit;
-mod error;
-mod initiator;
-mod invocation;
-mod json;
-mod keys;
-mod legacy;
-mod message;
-mod options;
-mod path;
-mod policy;
-mod sanitize;
-mod schema;
-mod text;
-mod validate;
-mod view;
-// The npm package's boundary: both its sides live in binding/ (its Rust
-// here, its JS beside it), as one folder.
-#[cfg(any(test, all(feature = "npm", target_arch = "wasm32")))]
-#[path = "../binding/mod.rs"]
-mod wasm;
-mod wire;
-// The Python package's boundary (python/): its Rust here, its Python beside it.
-#[cfg(feature = "python")]
-#[cfg_attr(docsrs, doc(cfg(feature = "python")))]
-#[path = "../python/src/mod.rs"]
-mod python;
+#[doc(hidden)]
+pub mod audit;
+#[doc(hidden)]
+pub mod correlation;
+#[doc(hidden)]
+pub mod diagnostics;
+#[doc(hidden)]
+pub mod echo;
+#[doc(hidden)]
+pub mod edit;
+#[doc(hidden)]
+pub mod error;
+#[doc(hidden)]
+pub mod initiator;
+#[doc(hidden)]
+pub mod invocation;
+#[doc(hidden)]
+pub mod json;
+#[doc(hidden)]
+pub mod keys;
+#[doc(hidden)]
+pub mod legacy;
+#[doc(hidden)]
+pub mod message;
+#[doc(hidden)]
+pub mod options;
+#[doc(hidden)]
+pub mod path;
+#[doc(hidden)]
+pub mod policy;
+#[doc(hidden)]
+pub mod sanitize;
+#[doc(hidden)]
+pub mod schema;
+#[doc(hidden)]
+pub mod text;
+#[doc(hidden)]
+pub mod validate;
+#[doc(hidden)]
+pub mod view;
+#[doc(hidden)]
+pub mod wire;
 
 #[cfg(feature = "value")]
 #[cfg_attr(docsrs, doc(cfg(feature = "value")))]

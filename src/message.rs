@@ -110,21 +110,18 @@ pub(crate) fn writable_meta(view: &MessageView) -> Result<(), Error> {
 
 /// The deepest a binding reads a value whole: deeper nesting (or a cycle)
 /// is [`Unreadable`].
-#[cfg(any(test, feature = "python"))]
-pub(crate) const MAX_DEPTH: usize = 128;
+pub const MAX_DEPTH: usize = 128;
 
 /// A place in a value a binding was handed (a JS or Python object) that
 /// cannot be read as JSON, and what stands there: `validate` reports it,
 /// every other call fails on it.
-#[cfg(any(test, feature = "python", all(feature = "npm", target_arch = "wasm32")))]
-pub(crate) struct Unreadable {
+pub struct Unreadable {
     /// RFC 6901 JSON Pointer of the place.
     pub path: String,
     /// What stands there, with its article: "a BigInt", "a cycle", "a set".
     pub what: std::borrow::Cow<'static, str>,
 }
 
-#[cfg(any(test, feature = "python", all(feature = "npm", target_arch = "wasm32")))]
 impl Unreadable {
     fn message(&self) -> String {
         match self.path.as_str() {
@@ -134,7 +131,7 @@ impl Unreadable {
     }
 
     /// As `validate` reports it (MSG-1).
-    pub(crate) fn diagnostic(&self) -> Diagnostic {
+    pub fn diagnostic(&self) -> Diagnostic {
         Diagnostic::error(
             Code::Unreadable,
             Rule::Msg1,
@@ -144,7 +141,7 @@ impl Unreadable {
     }
 
     /// As the other calls fail on it (a TypeError).
-    pub(crate) fn error(&self) -> Error {
+    pub fn error(&self) -> Error {
         Error::new(Code::Unreadable, self.message())
     }
 }

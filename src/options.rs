@@ -11,7 +11,7 @@ use crate::text;
 
 /// An options object of the API: what messages call it, the names of its
 /// members, and how it is read from them.
-pub(crate) trait FromOptions: Sized {
+pub trait FromOptions: Sized {
     /// What messages call it: "policy", "key options"…
     const WHAT: &'static str;
     /// The names of its members.
@@ -27,7 +27,7 @@ pub(crate) trait FromOptions: Sized {
 }
 
 /// The members of one options object, named `what` in messages.
-pub(crate) struct Options<'a> {
+pub struct Options<'a> {
     what: &'static str,
     members: Tree<'a>,
 }

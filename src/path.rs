@@ -8,11 +8,11 @@ use crate::text;
 
 /// How many bytes of a member name a pointer keeps: a hostile, huge or
 /// control-laden key must not turn a diagnostic into a log-forging vector.
-pub(crate) const MAX_SEGMENT_BYTES: usize = 128;
+pub const MAX_SEGMENT_BYTES: usize = 128;
 
 /// A place in a message, from the root.
 #[derive(Clone, Copy)]
-pub(crate) struct Path<'a> {
+pub struct Path<'a> {
     parent: Option<&'a Path<'a>>,
     segment: Segment<'a>,
 }
@@ -29,13 +29,13 @@ enum Segment<'a> {
 
 impl<'a> Path<'a> {
     /// The empty pointer.
-    pub(crate) const ROOT: Path<'static> = Path {
+    pub const ROOT: Path<'static> = Path {
         parent: None,
         segment: Segment::Root,
     };
 
     /// The pointer of a place of the table, under the keys in force.
-    pub(crate) fn place(place: Place, keys: &'a KeyOptions) -> Self {
+    pub fn place(place: Place, keys: &'a KeyOptions) -> Self {
         Path {
             parent: None,
             segment: Segment::Place(place, keys),
@@ -43,7 +43,7 @@ impl<'a> Path<'a> {
     }
 
     /// This pointer followed by the member `name`.
-    pub(crate) fn join(&'a self, name: &'a str) -> Path<'a> {
+    pub fn join(&'a self, name: &'a str) -> Path<'a> {
         Path {
             parent: Some(self),
             segment: Segment::Name(name),
@@ -60,7 +60,7 @@ impl<'a> Path<'a> {
 
     /// The pointer as text: names escaped (`~` as `~0`, `/` as `~1`), with
     /// AI-13 characters neutralized and long names cut.
-    pub(crate) fn render(&self) -> String {
+    pub fn render(&self) -> String {
         let mut chain = vec![self.segment];
         let mut at = self.parent;
         while let Some(path) = at {
@@ -91,7 +91,7 @@ impl<'a> Path<'a> {
 }
 
 /// The member name a key of the table stands for, under the keys in force.
-pub(crate) fn key_name(key: Key, keys: &KeyOptions) -> &str {
+pub fn key_name(key: Key, keys: &KeyOptions) -> &str {
     match key {
         Key::Root | Key::Others => "",
         Key::Name(name) => name,

@@ -10,7 +10,7 @@ use crate::json::Kind;
 
 /// What a member of an envelope field holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Holds {
+pub enum Holds {
     /// A string: neutralized (AI-13) and cut to the field's limit (AI-14).
     Text,
     /// A boolean that says the field's text was withheld or changed (AI-15).
@@ -19,7 +19,7 @@ pub(crate) enum Holds {
 
 impl Holds {
     /// The JSON type the member must have.
-    pub(crate) fn kind(self) -> Kind {
+    pub fn kind(self) -> Kind {
         match self {
             Holds::Text => Kind::String,
             Holds::Flag => Kind::Bool,
@@ -29,7 +29,7 @@ impl Holds {
 
 /// One member an envelope field defines.
 #[derive(Debug)]
-pub(crate) struct Member {
+pub struct Member {
     pub name: &'static str,
     pub holds: Holds,
     /// Without it the field is malformed (AI-3, AI-4).
@@ -39,7 +39,7 @@ pub(crate) struct Member {
 /// One field of the envelope: a string (`members` empty) or an object
 /// holding `members`.
 #[derive(Debug)]
-pub(crate) struct Field {
+pub struct Field {
     pub name: &'static str,
     /// The rule its shape is checked against (AI-3, AI-4, AI-5, AI-7).
     pub rule: Rule,
@@ -48,12 +48,12 @@ pub(crate) struct Field {
 
 impl Field {
     /// Whether the field is an object of members (else it is a string).
-    pub(crate) fn is_object(&self) -> bool {
+    pub fn is_object(&self) -> bool {
         !self.members.is_empty()
     }
 
     /// The member holding the field's text.
-    pub(crate) fn text(&self) -> Option<(usize, &'static Member)> {
+    pub fn text(&self) -> Option<(usize, &'static Member)> {
         self.members
             .iter()
             .enumerate()
@@ -61,7 +61,7 @@ impl Field {
     }
 
     /// The member flagging the text as withheld or changed.
-    pub(crate) fn flag(&self) -> Option<(usize, &'static Member)> {
+    pub fn flag(&self) -> Option<(usize, &'static Member)> {
         self.members
             .iter()
             .enumerate()
@@ -69,19 +69,19 @@ impl Field {
     }
 
     /// The names of its members, for telling them from unknown ones.
-    pub(crate) fn member_names(&self) -> impl Iterator<Item = &'static str> + Clone {
+    pub fn member_names(&self) -> impl Iterator<Item = &'static str> + Clone {
         self.members.iter().map(|member| member.name)
     }
 }
 
 /// The most members any field has.
-pub(crate) const MAX_MEMBERS: usize = 2;
+pub const MAX_MEMBERS: usize = 2;
 
 /// A field of the SEP-2817 envelope (AI-3..AI-7), named: the rules reach
 /// each field's row of [`ENVELOPE`], view, fate or bare key by it, never by
 /// a number. Their order is the order of diagnostics and changes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum EnvelopeField {
+pub enum EnvelopeField {
     InvocationReason,
     Model,
     UserIntent,
@@ -90,7 +90,7 @@ pub(crate) enum EnvelopeField {
 
 impl EnvelopeField {
     /// Every field, in the envelope's order.
-    pub(crate) const ALL: [EnvelopeField; 4] = [
+    pub const ALL: [EnvelopeField; 4] = [
         EnvelopeField::InvocationReason,
         EnvelopeField::Model,
         EnvelopeField::UserIntent,
@@ -98,38 +98,38 @@ impl EnvelopeField {
     ];
 
     /// Its row of the table.
-    pub(crate) fn spec(self) -> &'static Field {
+    pub fn spec(self) -> &'static Field {
         &ENVELOPE[self]
     }
 
     /// Its name in the envelope, and as a bare `_meta` key.
-    pub(crate) fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         self.spec().name
     }
 }
 
 /// One `T` for each field of the envelope, reached by the field.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct PerField<T>([T; 4]);
+pub struct PerField<T>([T; 4]);
 
 impl<T> PerField<T> {
     /// The values of the fields, in the envelope's order.
-    pub(crate) const fn new(values: [T; 4]) -> Self {
+    pub const fn new(values: [T; 4]) -> Self {
         PerField(values)
     }
 
     /// Each field with its value, in the envelope's order.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = (EnvelopeField, &T)> + Clone {
+    pub fn iter(&self) -> impl Iterator<Item = (EnvelopeField, &T)> + Clone {
         EnvelopeField::ALL.into_iter().zip(&self.0)
     }
 
     /// Each field with its value to change, in the envelope's order.
-    pub(crate) fn iter_mut(&mut self) -> impl Iterator<Item = (EnvelopeField, &mut T)> {
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = (EnvelopeField, &mut T)> {
         EnvelopeField::ALL.into_iter().zip(&mut self.0)
     }
 
     /// The values, in the envelope's order.
-    pub(crate) fn values(&self) -> impl Iterator<Item = &T> + Clone {
+    pub fn values(&self) -> impl Iterator<Item = &T> + Clone {
         self.0.iter()
     }
 }
@@ -161,7 +161,7 @@ impl<T> std::ops::IndexMut<EnvelopeField> for PerField<T> {
 }
 
 /// The SEP-2817 envelope (AI-2..AI-7), a row a field.
-pub(crate) static ENVELOPE: PerField<Field> = PerField::new([
+pub static ENVELOPE: PerField<Field> = PerField::new([
     Field {
         name: "invocationReason",
         rule: Rule::Ai3,
@@ -204,13 +204,13 @@ pub(crate) static ENVELOPE: PerField<Field> = PerField::new([
 ]);
 
 /// The names of the envelope's fields.
-pub(crate) fn field_names() -> impl Iterator<Item = &'static str> + Clone {
+pub fn field_names() -> impl Iterator<Item = &'static str> + Clone {
     ENVELOPE.values().map(|field| field.name)
 }
 
 /// A place of a message a rule reads, and where the core may write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Place {
+pub enum Place {
     /// The message itself.
     Root,
     Method,
@@ -251,10 +251,10 @@ pub(crate) enum Place {
 
 impl Place {
     /// How many places there are.
-    pub(crate) const COUNT: usize = Place::LegacyReason as usize + 1;
+    pub const COUNT: usize = Place::LegacyReason as usize + 1;
 
     /// The bare key of `_meta` of each field.
-    pub(crate) const BARE: PerField<Place> = PerField::new([
+    pub const BARE: PerField<Place> = PerField::new([
         Place::BareReason,
         Place::BareModel,
         Place::BareIntent,
@@ -264,7 +264,7 @@ impl Place {
 
 /// The name of a place in its parent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Key {
+pub enum Key {
     /// The message has no parent.
     Root,
     Name(&'static str),
@@ -281,7 +281,7 @@ pub(crate) enum Key {
 
 /// How much of a place's value is read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Read {
+pub enum Read {
     /// Its type, and its value when a string, number or boolean.
     Scalar,
     /// Its type, and the places under it when it is an object.
@@ -300,7 +300,7 @@ pub(crate) enum Read {
 /// its call asks for; `params.arguments` is never touched but to lift
 /// legacy arguments.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Group {
+pub enum Group {
     Always,
     /// `params.arguments` and the legacy arguments (AI-17).
     Legacy,
@@ -318,7 +318,7 @@ pub(crate) enum Group {
 
 impl Group {
     /// The group's bit in what a call reads.
-    pub(crate) const fn bit(self) -> Reads {
+    pub const fn bit(self) -> Reads {
         match self {
             Group::Always => 0,
             Group::Legacy => 4,
@@ -334,17 +334,17 @@ impl Group {
 /// What a call reads of a message: the bits of the groups of places its
 /// rules read, and [`FIELDS`] when they read the envelope's fields rather
 /// than its type alone.
-pub(crate) type Reads = u8;
+pub type Reads = u8;
 
 /// Read the envelope's fields, not just its type.
-pub(crate) const FIELDS: Reads = 1;
+pub const FIELDS: Reads = 1;
 
 /// The most children a place has.
-pub(crate) const MAX_CHILDREN: usize = 7;
+pub const MAX_CHILDREN: usize = 7;
 
 /// One place in the tree of a message.
 #[derive(Debug)]
-pub(crate) struct Node {
+pub struct Node {
     pub place: Place,
     pub key: Key,
     pub read: Read,
@@ -368,7 +368,7 @@ const fn grouped(group: Group, node: Node) -> Node {
 
 /// Every place a rule reads, as a tree from the message down, in the order
 /// it is read.
-pub(crate) const MESSAGE: Node = Node {
+pub const MESSAGE: Node = Node {
     place: Place::Root,
     key: Key::Root,
     read: Read::Object,
@@ -510,7 +510,7 @@ const KEYS_TO: [([Key; MAX_KEYS], usize); Place::COUNT] = {
 
 /// The keys from the message down to `place`, outermost first; none for
 /// the message itself.
-pub(crate) fn keys_to(place: Place) -> &'static [Key] {
+pub fn keys_to(place: Place) -> &'static [Key] {
     KEYS_TO
         .get(place as usize)
         .and_then(|(keys, len)| keys.get(..*len))

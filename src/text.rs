@@ -131,8 +131,7 @@ pub(crate) fn neutralize(text: &str) -> Cow<'_, str> {
 /// strings, but for the whitespace between its tokens (space, tab, line
 /// feed, carriage return), which stays as it is. (The npm package's `probe`
 /// prints what servers send through it.)
-#[cfg(any(test, all(feature = "npm", target_arch = "wasm32")))]
-pub(crate) fn visible(text: &str, json: bool) -> String {
+pub fn visible(text: &str, json: bool) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {

@@ -18,7 +18,7 @@ use crate::schema::{ENVELOPE, FIELDS, Group, Place, Reads};
 use crate::text;
 
 /// What `validate` reads of a message (and of the request it answers).
-pub(crate) const READS: Reads =
+pub const READS: Reads =
     FIELDS | Group::Response.bit() | Group::Ui.bit() | Group::Bare.bit() | Group::Correlation.bit();
 use crate::view::{Envelope, MessageView};
 
@@ -83,7 +83,7 @@ pub fn validate(message: &Value, options: &ValidateOptions) -> Report {
 
 /// `validate` on views: the message, and for a response the request it
 /// answers; a request's correlation ids read from `extra` too (a policy's).
-pub(crate) fn check(
+pub fn check(
     message: &MessageView,
     request: Option<&MessageView>,
     keys: &KeyOptions,
@@ -124,7 +124,7 @@ pub(crate) fn findings(
 }
 
 /// A bad key option as `validate` reports it: an error at path `""` (KEY-3).
-pub(crate) fn option_diagnostic(error: Error) -> Diagnostic {
+pub fn option_diagnostic(error: Error) -> Diagnostic {
     Diagnostic::error(error.code(), Rule::Key3, String::new(), error.to_string())
 }
 

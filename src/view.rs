@@ -16,7 +16,7 @@ use crate::schema::{
 
 /// One field of an envelope.
 #[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct FieldView<'a> {
+pub struct FieldView<'a> {
     pub value: Slot<'a>,
     /// The members the table defines for it, in its order.
     pub members: [Slot<'a>; MAX_MEMBERS],
@@ -27,7 +27,7 @@ pub(crate) struct FieldView<'a> {
 /// An invocation envelope: a request's, a response's echo, or one given to
 /// `attachInvocation`.
 #[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Envelope<'a> {
+pub struct Envelope<'a> {
     pub value: Slot<'a>,
     /// A view of each field of [`ENVELOPE`].
     pub fields: PerField<FieldView<'a>>,
@@ -47,7 +47,7 @@ fn same(known: &str, name: &str) -> bool {
 /// Unknown members of an object: those whose name is not in `known`,
 /// sorted by name so that every runtime reports them in one order. `others`
 /// says how many there are.
-pub(crate) fn unknown<'a>(
+pub fn unknown<'a>(
     tree: Tree<'a>,
     others: usize,
     known: impl Iterator<Item = &'static str> + Clone,
@@ -64,7 +64,7 @@ pub(crate) fn unknown<'a>(
 impl<'a> Envelope<'a> {
     /// The unknown members of the envelope itself.
     #[inline]
-    pub(crate) fn unknown(&self) -> Vec<(&'a str, Slot<'a>)> {
+    pub fn unknown(&self) -> Vec<(&'a str, Slot<'a>)> {
         if self.others == 0 {
             return Vec::new();
         }
@@ -72,21 +72,21 @@ impl<'a> Envelope<'a> {
     }
 
     /// The string `turnId`, when the envelope is an object holding one.
-    pub(crate) fn turn_id(&self) -> Option<crate::json::Text<'a>> {
+    pub fn turn_id(&self) -> Option<crate::json::Text<'a>> {
         self.fields[EnvelopeField::TurnId].value.text()
     }
 
     /// The view of an envelope value: one pass over its members, each given
     /// to the field it names.
     #[cfg(feature = "value")]
-    pub(crate) fn of(value: &'a Value) -> Self {
+    pub fn of(value: &'a Value) -> Self {
         let mut envelope = Envelope::default();
         envelope.read(Slot::of(value));
         envelope
     }
 
     /// Makes this the view of `value`, in place.
-    pub(crate) fn read(&mut self, value: Slot<'a>) {
+    pub fn read(&mut self, value: Slot<'a>) {
         let envelope = self;
         envelope.value = value;
         let Slot::Object(members) = value else {
@@ -121,7 +121,7 @@ impl<'a> Envelope<'a> {
 impl<'a> FieldView<'a> {
     /// The unknown members of this field, which is `field`.
     #[inline]
-    pub(crate) fn unknown(&self, field: &Field) -> Vec<(&'a str, Slot<'a>)> {
+    pub fn unknown(&self, field: &Field) -> Vec<(&'a str, Slot<'a>)> {
         if self.others == 0 {
             return Vec::new();
         }
@@ -130,14 +130,14 @@ impl<'a> FieldView<'a> {
 
     /// Its flag member (`userIntent.redacted`), as read, when `field`, the
     /// field this is, defines one.
-    pub(crate) fn flag(&self, field: EnvelopeField) -> Option<&Slot<'a>> {
+    pub fn flag(&self, field: EnvelopeField) -> Option<&Slot<'a>> {
         let (at, _) = field.spec().flag()?;
         self.members.get(at)
     }
 
     /// Its text member (`invocationReason.text`...), as read, when `field`,
     /// the field this is, defines one.
-    pub(crate) fn text_member(&self, field: EnvelopeField) -> Option<&Slot<'a>> {
+    pub fn text_member(&self, field: EnvelopeField) -> Option<&Slot<'a>> {
         let (at, _) = field.spec().text()?;
         self.members.get(at)
     }
@@ -145,7 +145,7 @@ impl<'a> FieldView<'a> {
 
 /// A message, as far as the rules read it.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct MessageView<'a> {
+pub struct MessageView<'a> {
     slots: [Slot<'a>; Place::COUNT],
     /// `params._meta[invocationKey]`.
     pub envelope: Envelope<'a>,
@@ -156,7 +156,7 @@ pub(crate) struct MessageView<'a> {
 impl<'a> MessageView<'a> {
     /// A message of which nothing is known yet.
     #[inline(always)]
-    pub(crate) fn empty() -> Self {
+    pub fn empty() -> Self {
         MessageView {
             slots: [Slot::Absent; Place::COUNT],
             envelope: Envelope::default(),
@@ -165,25 +165,25 @@ impl<'a> MessageView<'a> {
     }
 
     /// What stands at `place`; absent when a parent is not an object.
-    pub(crate) fn get(&self, place: Place) -> Slot<'a> {
+    pub fn get(&self, place: Place) -> Slot<'a> {
         self.slots.get(place as usize).copied().unwrap_or_default()
     }
 
     /// Puts what stands at `place`.
-    pub(crate) fn set(&mut self, place: Place, slot: Slot<'a>) {
+    pub fn set(&mut self, place: Place, slot: Slot<'a>) {
         if let Some(at) = self.slots.get_mut(place as usize) {
             *at = slot;
         }
     }
 
     /// Whether this is a request or notification: an object with a string `method`.
-    pub(crate) fn is_request(&self) -> bool {
+    pub fn is_request(&self) -> bool {
         self.get(Place::Root).is_object() && self.get(Place::Method).str().is_some()
     }
 
     /// Whether this is a response: an object with `result` or `error`
     /// (read when the call's reads hold the response group).
-    pub(crate) fn is_response(&self) -> bool {
+    pub fn is_response(&self) -> bool {
         self.get(Place::Root).is_object()
             && (self.get(Place::Result).is_present() || self.get(Place::Error).is_present())
     }
@@ -192,14 +192,14 @@ impl<'a> MessageView<'a> {
     /// says, of the places a call `reads` (the others stay absent).
     #[cfg(feature = "value")]
     #[inline(always)]
-    pub(crate) fn of(message: &'a Value, keys: &KeyOptions, reads: Reads) -> Self {
+    pub fn of(message: &'a Value, keys: &KeyOptions, reads: Reads) -> Self {
         MessageView::of_slot(Slot::of(message), keys, reads)
     }
 
     /// The view of a message read as a slot (a value, or JSON text read
     /// over the wire), its configured keys as `keys` says, of the places a
     /// call `reads`.
-    pub(crate) fn of_slot(message: Slot<'a>, keys: &KeyOptions, reads: Reads) -> Self {
+    pub fn of_slot(message: Slot<'a>, keys: &KeyOptions, reads: Reads) -> Self {
         let mut view = MessageView::empty();
         view.read(&crate::schema::MESSAGE, message, keys, reads);
         view

@@ -1,6 +1,6 @@
 //! Every error a call can fail with: its code, its JS class and its exact
 //! message, which names the place and the expected type, never a value.
-// Native only: the wasm build is tested by binding/tests.rs and js-tests/.
+// Native only: the wasm build is tested by make test-wasm and js-tests/.
 #![cfg(not(target_arch = "wasm32"))]
 
 mod common;

@@ -8,8 +8,8 @@
 //! `self::`, and, in a `mod.rs` or lib.rs, a path from a child module (`pub
 //! use filter::Filter`): a directory module depends on the children it
 //! re-exports, so they must not import it back. Test-only items are not
-//! read: a test may use anything. The bindings (binding/, python/src/,
-//! mounted with `#[path]`) stand above the core and are not read here.
+//! read: a test may use anything. The bindings (binding/, python/) are
+//! crates of their own that depend on the core, and are not read here.
 #![cfg(not(target_arch = "wasm32"))]
 
 mod imports;

@@ -1,7 +1,7 @@
 //! Properties over arbitrary JSON and arbitrary Unicode: sanitize is
 //! idempotent, its output within every limit and free of AI-13 characters;
 //! stamping changes nothing but `initiator`; no function panics.
-// Native only: the wasm build is tested by binding/tests.rs and js-tests/.
+// Native only: the wasm build is tested by make test-wasm and js-tests/.
 #![cfg(not(target_arch = "wasm32"))]
 
 use mcp_provenance::{

@@ -7,7 +7,7 @@
 import { table } from "./table.mjs";
 import { call, instance } from "./lib/boundary.mjs";
 
-/** How the core shows a text (binding/answer.rs `Shown`): here, JSON text on one line. */
+/** How the core shows a text (binding/src/answer.rs `Shown`): here, JSON text on one line. */
 const ON_ONE_LINE = table.shown.indexOf("line");
 
 /** A message's JSON text on one line, as a log line holds it: the core's (AI-13), asked only when a line is read. */

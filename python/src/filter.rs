@@ -9,8 +9,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString};
 
 use super::{options, raise, write};
-use crate::error::Error;
-use crate::wire::{Filter, FilterContext, Verdict};
+use mcp_provenance::error::Error;
+use mcp_provenance::wire::{Filter, FilterContext, Verdict};
 
 /// The wire filter: a gateway's request bodies in, what to forward or
 /// answer out, every decision the core's. What no rule changed goes on byte
@@ -185,7 +185,7 @@ fn detached<T: Ungil>(py: Python<'_>, len: usize, work: impl Ungil + FnOnce() ->
 fn invalid(py: Python<'_>, message: &str) -> PyErr {
     raise(
         py,
-        &Error::new(crate::Code::InvalidType, message.to_owned()),
+        &Error::new(mcp_provenance::Code::InvalidType, message.to_owned()),
     )
 }
 

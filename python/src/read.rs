@@ -1,4 +1,4 @@
-//! Python values in. A message is read along the table ([`crate::schema`])
+//! Python values in. A message is read along the table ([`mcp_provenance::schema`])
 //! into a `serde_json::Value` that holds the places the rules read and
 //! nothing else, which the core's views then read as they read any value:
 //! `params.arguments` only for its two legacy members, `_meta`'s other
@@ -18,11 +18,11 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString};
 use serde_json::{Map, Number, Value};
 
-use crate::correlation::{self, CorrelationKind};
-use crate::keys::KeyOptions;
-use crate::message::{MAX_DEPTH, Unreadable};
-use crate::path::{Path, key_name};
-use crate::schema::{Key, MESSAGE, Node, Place, Read};
+use mcp_provenance::correlation::{self, CorrelationKind};
+use mcp_provenance::keys::KeyOptions;
+use mcp_provenance::message::{MAX_DEPTH, Unreadable};
+use mcp_provenance::path::{Path, key_name};
+use mcp_provenance::schema::{Key, MESSAGE, Node, Place, Read};
 
 /// The places of `message` the rules read, under `keys`; with
 /// `correlation` (a policy's own correlation keys), also the members of

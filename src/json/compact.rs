@@ -17,27 +17,27 @@ use super::scalar::{Number, Text};
 use super::slot::{Slot, Tree};
 
 // The tags, as the grammar above names them.
-pub(crate) const ABSENT: u8 = 0;
-pub(crate) const NULL: u8 = 1;
-pub(crate) const FALSE: u8 = 2;
-pub(crate) const TRUE: u8 = 3;
-pub(crate) const NUMBER: u8 = 4;
-pub(crate) const NUMBER_TEXT: u8 = 5;
-pub(crate) const STRING: u8 = 6;
-pub(crate) const ARRAY: u8 = 7;
-pub(crate) const OBJECT: u8 = 8;
-pub(crate) const ARRAY_WHOLE: u8 = 9;
-pub(crate) const OBJECT_WHOLE: u8 = 10;
-pub(crate) const UNREADABLE: u8 = 11;
+pub const ABSENT: u8 = 0;
+pub const NULL: u8 = 1;
+pub const FALSE: u8 = 2;
+pub const TRUE: u8 = 3;
+pub const NUMBER: u8 = 4;
+pub const NUMBER_TEXT: u8 = 5;
+pub const STRING: u8 = 6;
+pub const ARRAY: u8 = 7;
+pub const OBJECT: u8 = 8;
+pub const ARRAY_WHOLE: u8 = 9;
+pub const OBJECT_WHOLE: u8 = 10;
+pub const UNREADABLE: u8 = 11;
 
 /// A string's flag: not all of it was read.
-pub(crate) const CUT: u8 = 1;
+pub const CUT: u8 = 1;
 /// A string's flag: a lone surrogate was read as U+FFFD.
-pub(crate) const LOSSY: u8 = 2;
+pub const LOSSY: u8 = 2;
 
 /// Why bytes could not be read as a value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Broken {
+pub enum Broken {
     /// JS could not read the value as JSON; the byte says why.
     Unreadable(u8),
     /// The bytes break the form.
@@ -54,13 +54,13 @@ fn take<'a>(bytes: &mut &'a [u8], n: usize) -> Result<&'a [u8], Broken> {
 
 /// The byte at the head of `bytes`, taken off it.
 #[inline]
-pub(crate) fn byte(bytes: &mut &[u8]) -> Result<u8, Broken> {
+pub fn byte(bytes: &mut &[u8]) -> Result<u8, Broken> {
     take(bytes, 1)?.first().copied().ok_or(Broken::Malformed)
 }
 
 /// The `u32` at the head of `bytes`, taken off it.
 #[inline]
-pub(crate) fn u32(bytes: &mut &[u8]) -> Result<u32, Broken> {
+pub fn u32(bytes: &mut &[u8]) -> Result<u32, Broken> {
     let raw = take(bytes, 4)?.try_into().map_err(|_| Broken::Malformed)?;
     Ok(u32::from_le_bytes(raw))
 }
@@ -74,7 +74,7 @@ fn f64(bytes: &mut &[u8]) -> Result<f64, Broken> {
 
 /// A `str` at the head of `bytes`, and whether it was cut short.
 #[inline]
-pub(crate) fn text_and_cut<'a>(bytes: &mut &'a [u8]) -> Result<(Text<'a>, bool), Broken> {
+pub fn text_and_cut<'a>(bytes: &mut &'a [u8]) -> Result<(Text<'a>, bool), Broken> {
     let len = u32(bytes)? as usize;
     let flags = byte(bytes)?;
     let text = std::str::from_utf8(take(bytes, len)?).map_err(|_| Broken::Malformed)?;
@@ -84,14 +84,14 @@ pub(crate) fn text_and_cut<'a>(bytes: &mut &'a [u8]) -> Result<(Text<'a>, bool),
 
 /// A `str` at the head of `bytes`.
 #[inline]
-pub(crate) fn text<'a>(bytes: &mut &'a [u8]) -> Result<Text<'a>, Broken> {
+pub fn text<'a>(bytes: &mut &'a [u8]) -> Result<Text<'a>, Broken> {
     text_and_cut(bytes).map(|(text, _)| text)
 }
 
 /// The value at the head of `bytes`. A whole container is returned as
 /// a tree over its bytes, which are skipped, not read.
 #[inline]
-pub(crate) fn value<'a>(bytes: &mut &'a [u8]) -> Result<Slot<'a>, Broken> {
+pub fn value<'a>(bytes: &mut &'a [u8]) -> Result<Slot<'a>, Broken> {
     let start = *bytes;
     Ok(match byte(bytes)? {
         ABSENT => Slot::Absent,
@@ -122,7 +122,7 @@ pub(crate) fn value<'a>(bytes: &mut &'a [u8]) -> Result<Slot<'a>, Broken> {
 
 /// The items or members of a whole container whose tag `kind` names
 /// (`ARRAY` or `OBJECT`): the bytes after its count.
-pub(crate) fn contents(bytes: &[u8], kind: u8) -> &[u8] {
+pub fn contents(bytes: &[u8], kind: u8) -> &[u8] {
     let whole = if kind == ARRAY {
         ARRAY_WHOLE
     } else {

@@ -14,7 +14,7 @@ use super::scalar::Kind;
 
 /// A byte range of the body.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Span {
+pub struct Span {
     pub start: usize,
     pub end: usize,
 }
@@ -22,7 +22,7 @@ pub(crate) struct Span {
 /// Where a string's decoded text is: a span of the body when it holds no
 /// escape, else a range of the document's store, where it was decoded.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct StringSpan {
+pub struct StringSpan {
     pub in_store: bool,
     pub span: Span,
     /// An escaped lone surrogate was read as U+FFFD (MSG-3).
@@ -31,7 +31,7 @@ pub(crate) struct StringSpan {
 
 /// What a value is, as far as it was read.
 #[derive(Clone, Copy, Debug)]
-pub(crate) enum Raw {
+pub enum Raw {
     Null,
     Bool(bool),
     Number,
@@ -44,7 +44,7 @@ pub(crate) enum Raw {
 
 /// A member of an object or an item of an array.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Entry {
+pub struct Entry {
     /// The member's name (an item has none).
     pub name: Option<StringSpan>,
     /// Where the entry begins: its name's opening quote, or the item.
@@ -55,7 +55,7 @@ pub(crate) struct Entry {
 
 /// A container read whole.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Node {
+pub struct Node {
     pub object: bool,
     /// From its opening bracket to just past its closing one.
     pub span: Span,
@@ -64,17 +64,17 @@ pub(crate) struct Node {
 }
 
 /// The message read, with everything the rules and the patcher need.
-pub(crate) struct Doc<'a> {
+pub struct Doc<'a> {
     pub text: &'a str,
     /// The decoded text of the strings that hold an escape.
-    pub(crate) store: String,
+    pub store: String,
     nodes: Vec<Node>,
     entries: Vec<Entry>,
 }
 
 impl<'a> Doc<'a> {
     /// An empty document of the body `text`.
-    pub(crate) fn new(text: &'a str) -> Self {
+    pub fn new(text: &'a str) -> Self {
         Doc {
             text,
             store: String::new(),
@@ -84,13 +84,13 @@ impl<'a> Doc<'a> {
     }
 
     /// Makes room for what a message usually holds, at once.
-    pub(crate) fn reserve(&mut self) {
+    pub fn reserve(&mut self) {
         self.nodes.reserve(8);
         self.entries.reserve(32);
     }
 
     /// Adds a node holding `entries`; its index.
-    pub(crate) fn node(&mut self, object: bool, span: Span, entries: &[Entry]) -> usize {
+    pub fn node(&mut self, object: bool, span: Span, entries: &[Entry]) -> usize {
         self.nodes.push(Node {
             object,
             span,
@@ -102,12 +102,12 @@ impl<'a> Doc<'a> {
     }
 
     /// The bytes of a span, as text.
-    pub(crate) fn at(&self, span: Span) -> &str {
+    pub fn at(&self, span: Span) -> &str {
         self.text.get(span.start..span.end).unwrap_or_default()
     }
 
     /// A string's decoded text.
-    pub(crate) fn str(&self, text: StringSpan) -> &str {
+    pub fn str(&self, text: StringSpan) -> &str {
         let from = if text.in_store {
             self.store.as_str()
         } else {
@@ -117,19 +117,19 @@ impl<'a> Doc<'a> {
     }
 
     /// The node of index `node`.
-    pub(crate) fn get(&self, node: usize) -> Option<&Node> {
+    pub fn get(&self, node: usize) -> Option<&Node> {
         self.nodes.get(node)
     }
 
     /// The entries of a node.
-    pub(crate) fn entries(&self, node: &Node) -> &[Entry] {
+    pub fn entries(&self, node: &Node) -> &[Entry] {
         self.entries
             .get(node.first..node.first + node.len)
             .unwrap_or_default()
     }
 
     /// The member `name` of an object node.
-    pub(crate) fn member(&self, node: &Node, name: &str) -> Option<&Entry> {
+    pub fn member(&self, node: &Node, name: &str) -> Option<&Entry> {
         self.entries(node)
             .iter()
             .find(|entry| entry.name.is_some_and(|n| self.str(n) == name))
@@ -138,9 +138,9 @@ impl<'a> Doc<'a> {
 
 /// A container of a document, as a [`Tree`](super::Tree) holds it.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Container<'a> {
-    pub(super) doc: &'a Doc<'a>,
-    pub(super) node: usize,
+pub struct Container<'a> {
+    pub doc: &'a Doc<'a>,
+    pub node: usize,
 }
 
 impl std::fmt::Debug for Doc<'_> {
@@ -156,7 +156,7 @@ impl std::fmt::Debug for Doc<'_> {
 
 impl<'a> Container<'a> {
     /// Whether it is an object (else an array).
-    pub(crate) fn is_object(&self) -> bool {
+    pub fn is_object(&self) -> bool {
         self.doc.get(self.node).is_some_and(|node| node.object)
     }
 }

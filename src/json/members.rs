@@ -12,7 +12,7 @@ use super::slot::{Slot, Tree};
 
 impl<'a> Tree<'a> {
     /// An object's members in the order they are held.
-    pub(crate) fn members(self) -> Members<'a> {
+    pub fn members(self) -> Members<'a> {
         match self {
             #[cfg(feature = "value")]
             Tree::Value(Value::Object(map)) => Members::Value(map.iter()),
@@ -23,7 +23,7 @@ impl<'a> Tree<'a> {
     }
 
     /// An array's items in order.
-    pub(crate) fn items(self) -> Items<'a> {
+    pub fn items(self) -> Items<'a> {
         match self {
             #[cfg(feature = "value")]
             Tree::Value(Value::Array(items)) => Items::Value(items.iter()),
@@ -34,7 +34,7 @@ impl<'a> Tree<'a> {
     }
 
     /// The member `name` of an object.
-    pub(crate) fn get(self, name: &str) -> Slot<'a> {
+    pub fn get(self, name: &str) -> Slot<'a> {
         match self {
             #[cfg(feature = "value")]
             Tree::Value(value) => Slot::of_option(value.get(name)),
@@ -47,7 +47,7 @@ impl<'a> Tree<'a> {
 }
 
 /// The members of an object: `(name, value)`.
-pub(crate) enum Members<'a> {
+pub enum Members<'a> {
     Empty,
     #[cfg(feature = "value")]
     Value(serde_json::map::Iter<'a>),
@@ -75,7 +75,7 @@ impl<'a> Iterator for Members<'a> {
 }
 
 /// The items of an array.
-pub(crate) enum Items<'a> {
+pub enum Items<'a> {
     Empty,
     #[cfg(feature = "value")]
     Value(std::slice::Iter<'a, Value>),
@@ -100,7 +100,7 @@ impl<'a> Iterator for Items<'a> {
 
 impl<'a> Doc<'a> {
     /// The slot of a value as the rules read it.
-    pub(crate) fn slot(&self, entry: &Entry) -> Slot<'_> {
+    pub fn slot(&self, entry: &Entry) -> Slot<'_> {
         match entry.raw {
             Raw::Null => Slot::Null,
             Raw::Bool(flag) => Slot::Bool(flag),
@@ -135,7 +135,7 @@ impl<'a> Doc<'a> {
 
 impl<'a> Container<'a> {
     /// Its members or items, in order.
-    pub(crate) fn entries(&self) -> Entries<'a> {
+    pub fn entries(&self) -> Entries<'a> {
         let doc = self.doc;
         let entries = doc.get(self.node).map(|node| doc.entries(node));
         Entries {
@@ -146,7 +146,7 @@ impl<'a> Container<'a> {
 }
 
 /// The members (name and value) or items (an empty name) of a container.
-pub(crate) struct Entries<'a> {
+pub struct Entries<'a> {
     doc: &'a Doc<'a>,
     iter: std::slice::Iter<'a, Entry>,
 }

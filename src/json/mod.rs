@@ -10,18 +10,17 @@
 //! members and items of a container in each form (`members.rs`); JSON text
 //! written (`write.rs`); and members sorted by name (`sort.rs`).
 
-pub(crate) mod compact;
-pub(crate) mod doc;
+pub mod compact;
+pub mod doc;
 mod members;
 mod scalar;
 mod slot;
 mod sort;
 mod write;
 
-pub(crate) use scalar::{Kind, Number, Text};
-pub(crate) use slot::{Slot, Tree};
-pub(crate) use sort::{any_twice, sort_by, sort_by_name};
-pub(crate) use write::{one_line, string_len, write_scalar, write_string};
+pub use scalar::{Kind, Number, Text};
+pub use slot::{Slot, Tree};
+pub use sort::{any_twice, sort_by, sort_by_name};
+pub use write::{one_line, string_len, write_scalar, write_string};
 // Only the npm package's boundary asks whether JSON text is one line already.
-#[cfg(any(test, all(feature = "npm", target_arch = "wasm32")))]
-pub(crate) use write::is_one_line;
+pub use write::is_one_line;

@@ -2,7 +2,7 @@
 
 /// A JSON type, as messages name it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Kind {
+pub enum Kind {
     Null,
     Bool,
     Number,
@@ -13,7 +13,7 @@ pub(crate) enum Kind {
 
 impl Kind {
     /// The type with its article, for messages: "a string", "null".
-    pub(crate) fn article(self) -> &'static str {
+    pub fn article(self) -> &'static str {
         match self {
             Kind::Null => "null",
             Kind::Bool => "a boolean",
@@ -27,7 +27,7 @@ impl Kind {
 
 /// A string as read.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Text<'a> {
+pub struct Text<'a> {
     pub text: &'a str,
     /// A lone UTF-16 surrogate was read as U+FFFD (only JS strings hold them).
     pub lossy: bool,
@@ -36,14 +36,14 @@ pub(crate) struct Text<'a> {
 #[cfg(feature = "value")]
 impl<'a> Text<'a> {
     /// A string read exactly.
-    pub(crate) fn exact(text: &'a str) -> Self {
+    pub fn exact(text: &'a str) -> Self {
         Text { text, lossy: false }
     }
 }
 
 /// A number as read.
 #[derive(Clone, Copy, Debug)]
-pub(crate) enum Number<'a> {
+pub enum Number<'a> {
     #[cfg(feature = "value")]
     Value(&'a serde_json::Number),
     /// Read by its value: a request id, an option.
@@ -58,7 +58,7 @@ pub(crate) enum Number<'a> {
 
 impl Number<'_> {
     /// The value, when it was read by value.
-    pub(crate) fn value(&self) -> Option<f64> {
+    pub fn value(&self) -> Option<f64> {
         match self {
             #[cfg(feature = "value")]
             Number::Value(number) => number.as_f64(),
@@ -68,7 +68,7 @@ impl Number<'_> {
     }
 
     /// As `serde_json` holds it: integers stay integers.
-    pub(crate) fn to_json(self) -> Option<serde_json::Number> {
+    pub fn to_json(self) -> Option<serde_json::Number> {
         match self {
             #[cfg(feature = "value")]
             Number::Value(number) => Some(number.clone()),

@@ -10,7 +10,7 @@ use super::scalar::{Kind, Number, Text};
 
 /// What stands at one place of a message, as far as it was read.
 #[derive(Clone, Copy, Debug, Default)]
-pub(crate) enum Slot<'a> {
+pub enum Slot<'a> {
     /// Nothing: the member is missing (or, in JS, `undefined`).
     #[default]
     Absent,
@@ -24,7 +24,7 @@ pub(crate) enum Slot<'a> {
 
 impl<'a> Slot<'a> {
     /// The JSON type, `None` when absent.
-    pub(crate) fn kind(&self) -> Option<Kind> {
+    pub fn kind(&self) -> Option<Kind> {
         Some(match self {
             Slot::Absent => return None,
             Slot::Null => Kind::Null,
@@ -37,22 +37,22 @@ impl<'a> Slot<'a> {
     }
 
     /// The type with its article, "undefined" when absent (only JS has it).
-    pub(crate) fn article(&self) -> &'static str {
+    pub fn article(&self) -> &'static str {
         self.kind().map_or("undefined", Kind::article)
     }
 
     /// Whether anything stands there (`null` included).
-    pub(crate) fn is_present(&self) -> bool {
+    pub fn is_present(&self) -> bool {
         !matches!(self, Slot::Absent)
     }
 
     /// Whether an object stands there.
-    pub(crate) fn is_object(&self) -> bool {
+    pub fn is_object(&self) -> bool {
         matches!(self, Slot::Object(_))
     }
 
     /// The string, when this is one.
-    pub(crate) fn text(&self) -> Option<Text<'a>> {
+    pub fn text(&self) -> Option<Text<'a>> {
         match self {
             Slot::String(text) => Some(*text),
             _ => None,
@@ -60,12 +60,12 @@ impl<'a> Slot<'a> {
     }
 
     /// The string as read, when this is one.
-    pub(crate) fn str(&self) -> Option<&'a str> {
+    pub fn str(&self) -> Option<&'a str> {
         self.text().map(|text| text.text)
     }
 
     /// The object's members, when this is one (none otherwise).
-    pub(crate) fn tree(&self) -> Tree<'a> {
+    pub fn tree(&self) -> Tree<'a> {
         match self {
             Slot::Object(tree) | Slot::Array(tree) => *tree,
             _ => Tree::Opaque,
@@ -74,7 +74,7 @@ impl<'a> Slot<'a> {
 
     /// The slot of a `serde_json::Value`.
     #[cfg(feature = "value")]
-    pub(crate) fn of(value: &'a Value) -> Self {
+    pub fn of(value: &'a Value) -> Self {
         match value {
             Value::Null => Slot::Null,
             Value::Bool(flag) => Slot::Bool(*flag),
@@ -87,14 +87,14 @@ impl<'a> Slot<'a> {
 
     /// The slot of an optional `serde_json::Value`.
     #[cfg(feature = "value")]
-    pub(crate) fn of_option(value: Option<&'a Value>) -> Self {
+    pub fn of_option(value: Option<&'a Value>) -> Self {
         value.map_or(Slot::Absent, Slot::of)
     }
 }
 
 /// The contents of an array or object, as far as they were read.
 #[derive(Clone, Copy, Debug, Default)]
-pub(crate) enum Tree<'a> {
+pub enum Tree<'a> {
     /// Only the type was read.
     #[default]
     Opaque,

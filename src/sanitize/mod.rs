@@ -34,7 +34,7 @@ use crate::view::{Envelope, MessageView};
 use serde_json::Value;
 
 /// What `sanitize` reads of a message.
-pub(crate) const READS: Reads = FIELDS | Group::Response.bit();
+pub const READS: Reads = FIELDS | Group::Response.bit();
 
 /// What [`sanitize`] returns: the message made safe, and every change made.
 ///
@@ -103,13 +103,13 @@ pub fn sanitize(message: Value, policy: &Policy) -> Result<Sanitized, Error> {
 /// What [`sanitize`] comes to, the policy checked: its changes, and the
 /// edits a binding applies to the message it holds.
 #[cfg(feature = "value")]
-pub(crate) fn plan_value(message: &Value, policy: &Policy) -> Result<Plan, Error> {
+pub fn plan_value(message: &Value, policy: &Policy) -> Result<Plan, Error> {
     policy.check()?;
     plan(&MessageView::of(message, &policy.keys, READS), policy)
 }
 
 /// What sanitizing a message comes to: its changes, and its edits.
-pub(crate) struct Plan {
+pub struct Plan {
     pub changes: Vec<Change>,
     pub edits: Vec<Edit>,
 }
@@ -117,7 +117,7 @@ pub(crate) struct Plan {
 /// Sanitizes the envelope of a message's view: `not-a-message` unless the
 /// message is a request or a response (which is returned as it is, MSG-1).
 /// The policy is checked by the caller.
-pub(crate) fn plan(view: &MessageView, policy: &Policy) -> Result<Plan, Error> {
+pub fn plan(view: &MessageView, policy: &Policy) -> Result<Plan, Error> {
     crate::message::message(view)?;
     if !view.is_request() || !view.envelope.value.is_present() {
         return Ok(Plan {

@@ -125,7 +125,8 @@ impl Filter {
     }
 
     /// A filter from options read as a slot.
-    pub(crate) fn from_slot(value: Slot<'_>) -> Result<Self, Error> {
+    #[doc(hidden)]
+    pub fn from_slot(value: Slot<'_>) -> Result<Self, Error> {
         Filter::new(FilterOptions::from_slot(value)?)
     }
 

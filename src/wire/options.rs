@@ -70,7 +70,8 @@ impl FilterOptions {
     /// Reads the options from their JS names. A policy option outside
     /// `policy` is refused with a hint: the policy one level too high would
     /// otherwise be a policy silently not in force.
-    pub(crate) fn from_slot(value: Slot<'_>) -> Result<Self, Error> {
+    #[doc(hidden)]
+    pub fn from_slot(value: Slot<'_>) -> Result<Self, Error> {
         let misplaced = value
             .tree()
             .members()

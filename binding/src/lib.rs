@@ -19,6 +19,22 @@
 //!   limits...) is stated once, here or in the modules below, and described
 //!   to JS by `describe.rs` in `table.json`: JS takes them from there.
 
+// A panic in WebAssembly is a trap that can poison the instance: outside
+// tests, every failure is a value (as in the core).
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing,
+        clippy::string_slice,
+        clippy::unreachable,
+        clippy::todo,
+        clippy::unimplemented
+    )
+)]
+
 mod answer;
 #[cfg(target_arch = "wasm32")]
 mod bump;
@@ -30,19 +46,19 @@ use std::cell::{Cell, RefCell};
 
 use self::answer::{Answer, Shown};
 use self::tape::{Failure, Tape, WHOLE};
-use crate::audit::{self, AuditContext};
-use crate::diagnostics::Report;
-use crate::error::Error;
-use crate::initiator::{self, Initiator};
-use crate::json::Slot;
-use crate::keys::{self, KeyOptions};
-use crate::legacy::{self, LiftOptions};
-use crate::options::FromOptions;
-use crate::policy::{FieldPolicy, Policy};
-use crate::schema::Place;
-use crate::view::{Envelope, MessageView};
-use crate::wire::{CHECK_USAGE, Capture, CheckCommand, Filter, FilterContext, Printed};
-use crate::{echo, invocation, sanitize, validate};
+use mcp_provenance::audit::{self, AuditContext};
+use mcp_provenance::diagnostics::Report;
+use mcp_provenance::error::Error;
+use mcp_provenance::initiator::{self, Initiator};
+use mcp_provenance::json::Slot;
+use mcp_provenance::keys::{self, KeyOptions};
+use mcp_provenance::legacy::{self, LiftOptions};
+use mcp_provenance::options::FromOptions;
+use mcp_provenance::policy::{FieldPolicy, Policy};
+use mcp_provenance::schema::Place;
+use mcp_provenance::view::{Envelope, MessageView};
+use mcp_provenance::wire::{CHECK_USAGE, Capture, CheckCommand, Filter, FilterContext, Printed};
+use mcp_provenance::{echo, invocation, sanitize, validate};
 
 /// What a tape asks for, by its first byte.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -189,7 +205,7 @@ pub extern "C" fn run(records: usize, strings: usize, values: usize) -> i32 {
 enum Reply {
     Report(Report),
     Sanitized(sanitize::Plan),
-    Edits(Vec<crate::edit::Edit>),
+    Edits(Vec<mcp_provenance::edit::Edit>),
     Record(Box<audit::AuditRecord>),
     Bool(bool),
     /// A filter made: its handle.
@@ -293,9 +309,9 @@ pub(crate) fn cut(policy: &Policy) -> u32 {
     // A correlation id past its limit must stay past it when cut, and be
     // refused, never kept short.
     .chain([
-        crate::path::MAX_SEGMENT_BYTES,
+        mcp_provenance::path::MAX_SEGMENT_BYTES,
         audit::MAX_RECORDED_NAME_BYTES,
-        crate::correlation::MAX_ID_BYTES,
+        mcp_provenance::correlation::MAX_ID_BYTES,
     ])
     .max()
     .unwrap_or(audit::MAX_RECORDED_NAME_BYTES);
@@ -528,9 +544,9 @@ fn visible(tape: &mut Tape, answer: &mut Answer) -> Result<Reply, Fault> {
         let text = body.get(..length).ok_or(Fault::Malformed)?;
         let text = std::str::from_utf8(text).map_err(|_| Fault::Malformed)?;
         if is(Shown::Line) {
-            answer.text(&crate::json::one_line(text));
+            answer.text(&mcp_provenance::json::one_line(text));
         } else if is(Shown::Json) || is(Shown::Terminal) {
-            answer.text(&crate::text::visible(text, is(Shown::Json)));
+            answer.text(&mcp_provenance::text::visible(text, is(Shown::Json)));
         } else {
             return Err(Fault::Malformed);
         }

@@ -1,5 +1,5 @@
 //! The tape: what JS hands over in one call. JS reads the places of the
-//! table ([`crate::schema`]) and writes one record for each, in table order;
+//! table ([`mcp_provenance::schema`]) and writes one record for each, in table order;
 //! this module reads them back as the views every rule reads.
 //!
 //! A tape is three areas of the module's memory:
@@ -30,16 +30,16 @@
 //! says where.
 
 use super::NONE;
-use crate::json::compact;
-use crate::json::{Number, Slot, Text, Tree};
-use crate::keys::KeyOptions;
-use crate::message::Unreadable;
-use crate::path::Path;
-use crate::schema::{EnvelopeField, FIELDS, MESSAGE, Node, Place, Read};
-use crate::view::{Envelope, MessageView};
+use mcp_provenance::json::compact;
+use mcp_provenance::json::{Number, Slot, Text, Tree};
+use mcp_provenance::keys::KeyOptions;
+use mcp_provenance::message::Unreadable;
+use mcp_provenance::path::Path;
+use mcp_provenance::schema::{EnvelopeField, FIELDS, MESSAGE, Node, Place, Read};
+use mcp_provenance::view::{Envelope, MessageView};
 
 /// Read unknown members whole, not just their type: a flag of the tape,
-/// beside the reads of [`crate::schema::Reads`].
+/// beside the reads of [`mcp_provenance::schema::Reads`].
 pub(super) const WHOLE: u8 = 2;
 
 /// The size and count a container has while JS has not finished it.

@@ -10,14 +10,14 @@
 use super::answer::{KINDS, asserted_texts, witnessed_texts};
 use super::tape::{RECORD, UNFINISHED, WHAT, WHOLE};
 use super::{BODY, ERROR, MALFORMED, NONE, Op, RECORDS, RETRY, STRINGS, VALUES, first_read};
-use crate::audit::{AuditContext, ClientAsserted, Witnessed};
-use crate::correlation::{self, CorrelationKind};
-use crate::diagnostics::{Action, Code, Rule, Severity};
-use crate::initiator::VIEW_REQUESTS;
-use crate::json::compact;
-use crate::keys::{AI_INVOCATION_KEY, KeyOptions, UI_KEY};
-use crate::policy::Policy;
-use crate::schema::{ENVELOPE, FIELDS, Group, Key, MESSAGE, Node};
+use mcp_provenance::audit::{AuditContext, ClientAsserted, Witnessed};
+use mcp_provenance::correlation::{self, CorrelationKind};
+use mcp_provenance::diagnostics::{Action, Code, Rule, Severity};
+use mcp_provenance::initiator::VIEW_REQUESTS;
+use mcp_provenance::json::compact;
+use mcp_provenance::keys::{AI_INVOCATION_KEY, KeyOptions, UI_KEY};
+use mcp_provenance::policy::Policy;
+use mcp_provenance::schema::{ENVELOPE, FIELDS, Group, Key, MESSAGE, Node};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
@@ -71,7 +71,7 @@ fn description() -> Value {
         },
         "areas": { "records": RECORDS, "strings": STRINGS, "values": VALUES, "body": BODY },
         "none": { "field": NONE },
-        "counts": crate::wire::Counts::default().reported().map(|(name, _)| name),
+        "counts": mcp_provenance::wire::Counts::default().reported().map(|(name, _)| name),
         "record": {
             "clientAsserted": names(asserted_texts(&ClientAsserted::default())),
             "witnessed": names(witnessed_texts(&Witnessed::default())),
@@ -82,7 +82,7 @@ fn description() -> Value {
             "unfinished": UNFINISHED,
             "record": RECORD,
             "records": MAX_RECORDS,
-            "depth": crate::message::MAX_DEPTH,
+            "depth": mcp_provenance::message::MAX_DEPTH,
             "items": MAX_ITEMS,
             "values": MAX_VALUES,
             "valueBytes": MAX_VALUE_BYTES,
@@ -164,7 +164,7 @@ mod tests {
     /// `MCP_PROVENANCE_BLESS` set (`make describe`), it is written anew.
     #[test]
     fn the_checked_in_description_is_current() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/binding/table.json");
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/table.json");
         let described = serde_json::to_string_pretty(&super::description()).expect("JSON") + "\n";
         if std::env::var_os("MCP_PROVENANCE_BLESS").is_some() {
             std::fs::write(path, &described).expect("binding/table.json written");
@@ -174,7 +174,7 @@ mod tests {
         // Wasm reads no files: the wasm build's description against the
         // checked-in one, compiled in.
         #[cfg(target_arch = "wasm32")]
-        let checked_in = include_str!("table.json");
+        let checked_in = include_str!("../table.json");
         assert!(
             checked_in == described,
             "binding/table.json is not what the core describes: run `make describe`"

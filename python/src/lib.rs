@@ -7,6 +7,22 @@
 //! (`{"maxIntentBytes": 512}`), so that one policy file serves the npm
 //! package, the native command and Python alike.
 
+// A panic would surface in Python as a PanicException, not the package's
+// own errors: outside tests, every failure is a value (as in the core).
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing,
+        clippy::string_slice,
+        clippy::unreachable,
+        clippy::todo,
+        clippy::unimplemented
+    )
+)]
+
 mod filter;
 mod read;
 mod write;
@@ -15,19 +31,19 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use serde_json::Value;
 
-use crate::audit::AuditContext;
-use crate::diagnostics::Report;
-use crate::error::{Error, ErrorKind};
-use crate::initiator::{self, Initiator};
-use crate::keys::KeyOptions;
-use crate::legacy::{self, LiftOptions};
-use crate::message::Unreadable;
-use crate::policy::Policy;
-use crate::{echo, invocation};
+use mcp_provenance::audit::AuditContext;
+use mcp_provenance::diagnostics::Report;
+use mcp_provenance::error::{Error, ErrorKind};
+use mcp_provenance::initiator::{self, Initiator};
+use mcp_provenance::keys::KeyOptions;
+use mcp_provenance::legacy::{self, LiftOptions};
+use mcp_provenance::message::Unreadable;
+use mcp_provenance::policy::Policy;
+use mcp_provenance::{echo, invocation};
 
 /// The exception an error raises: a `TypeError` or a `ValueError` of the
 /// package's own (`mcp_provenance.errors`), carrying its stable code.
-pub(super) fn raise(py: Python<'_>, error: &Error) -> PyErr {
+pub(crate) fn raise(py: Python<'_>, error: &Error) -> PyErr {
     let class = match error.kind() {
         ErrorKind::Input => "ProvenanceTypeError",
         ErrorKind::Range => "ProvenanceValueError",
@@ -60,7 +76,7 @@ impl<T> OrRaise<T> for Result<T, Unreadable> {
 }
 
 /// Reads `options` whole into `T` (none given: its defaults).
-pub(super) fn options<T>(
+pub(crate) fn options<T>(
     py: Python<'_>,
     options: Option<&Bound<'_, PyAny>>,
     parse: impl FnOnce(&Value) -> Result<T, Error>,
@@ -94,9 +110,9 @@ fn validate<'py>(
         let keys = match KeyOptions::from_value(&read::whole(options, &["request"])?) {
             Ok(keys) => keys,
             Err(error) => {
-                return Ok(Report::from(vec![crate::validate::option_diagnostic(
-                    error,
-                )]));
+                return Ok(Report::from(vec![
+                    mcp_provenance::validate::option_diagnostic(error),
+                ]));
             }
         };
         let message = read::message(message, &keys, Some(&[]))?;
@@ -108,11 +124,11 @@ fn validate<'py>(
             Some(request) => Some(read::message(&request, &keys, Some(&[]))?),
             None => None,
         };
-        let options = crate::ValidateOptions {
+        let options = mcp_provenance::ValidateOptions {
             keys,
             request: request.as_ref(),
         };
-        Ok(crate::validate(&message, &options))
+        Ok(mcp_provenance::validate(&message, &options))
     };
     let report = report().unwrap_or_else(|unreadable| Report::from(vec![unreadable.diagnostic()]));
     write::serialized(py, &report)
@@ -138,7 +154,7 @@ fn sanitize<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let policy = options(py, policy, Policy::from_value)?;
     let read = self::message(py, message, &policy.keys)?;
-    let plan = crate::sanitize::plan_value(&read, &policy).or_raise(py)?;
+    let plan = mcp_provenance::sanitize::plan_value(&read, &policy).or_raise(py)?;
     let out = PyDict::new(py);
     out.set_item(
         "message",
@@ -267,7 +283,7 @@ fn audit_record<'py>(
     let default = Policy::default();
     let policy = context.policy.as_ref().unwrap_or(&default);
     let read = read::message(request, &policy.keys, Some(&policy.correlation_keys));
-    let record = crate::audit_record(&read.or_raise(py)?, &context).or_raise(py)?;
+    let record = mcp_provenance::audit_record(&read.or_raise(py)?, &context).or_raise(py)?;
     write::serialized(py, &record)
 }
 
@@ -301,7 +317,7 @@ fn lift_legacy_arguments<'py>(
 #[pyfunction]
 fn is_valid_meta_key(key: &Bound<'_, PyAny>) -> bool {
     let key = key.cast::<PyString>().ok();
-    key.is_some_and(|key| key.to_str().is_ok_and(crate::is_valid_meta_key))
+    key.is_some_and(|key| key.to_str().is_ok_and(mcp_provenance::is_valid_meta_key))
 }
 
 /// Whether `key` is reserved for MCP itself (KEY-2); `False` for what is not a `str`.
@@ -312,7 +328,7 @@ fn is_valid_meta_key(key: &Bound<'_, PyAny>) -> bool {
 #[pyfunction]
 fn is_reserved_meta_key(key: &Bound<'_, PyAny>) -> bool {
     let key = key.cast::<PyString>().ok();
-    key.is_some_and(|key| key.to_str().is_ok_and(crate::is_reserved_meta_key))
+    key.is_some_and(|key| key.to_str().is_ok_and(mcp_provenance::is_reserved_meta_key))
 }
 
 /// Checks a policy as `sanitize` and `audit_record` would, at once: what a
@@ -335,8 +351,8 @@ fn check_policy(py: Python<'_>, policy: Option<&Bound<'_, PyAny>>) -> PyResult<(
 /// `mcp_provenance._native`.
 #[pymodule]
 fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
-    module.add("AI_INVOCATION_KEY", crate::AI_INVOCATION_KEY)?;
-    module.add("UI_KEY", crate::UI_KEY)?;
+    module.add("AI_INVOCATION_KEY", mcp_provenance::AI_INVOCATION_KEY)?;
+    module.add("UI_KEY", mcp_provenance::UI_KEY)?;
     module.add_function(wrap_pyfunction!(validate, module)?)?;
     module.add_function(wrap_pyfunction!(sanitize, module)?)?;
     module.add_function(wrap_pyfunction!(stamp_initiator, module)?)?;

@@ -32,12 +32,12 @@
 //! A choice's first byte is one of the `kinds!` below, which the JS side
 //! reads by name from the table; every other number is as written here.
 
-use crate::audit::{AuditRecord, ClientAsserted, RequestId, Witnessed};
-use crate::diagnostics::{Change, Diagnostic, Report};
-use crate::edit::{Edit, Put, Target};
-use crate::error::{Error, ErrorKind};
-use crate::json;
-use crate::wire::{Capture, Outcome, Seen, Verdict};
+use mcp_provenance::audit::{AuditRecord, ClientAsserted, RequestId, Witnessed};
+use mcp_provenance::diagnostics::{Change, Diagnostic, Report};
+use mcp_provenance::edit::{Edit, Put, Target};
+use mcp_provenance::error::{Error, ErrorKind};
+use mcp_provenance::json;
+use mcp_provenance::wire::{Capture, Outcome, Seen, Verdict};
 use std::borrow::Cow;
 
 /// Where each message that goes on stands in `text`: units from the start
