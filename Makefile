@@ -66,8 +66,12 @@ python-test: build python-wheel
 
 # The figures of the README's performance section: the package against what
 # a JS user would pick instead, cost as a message grows, the native core,
-# and the Python package against pydantic and hand-written Python.
+# and the Python package against pydantic and hand-written Python. First, the
+# package against the baseline commit's, built once by tools/baseline.mjs,
+# in one process (bench/binding.mjs).
 bench: build python-wheel
+	node tools/baseline.mjs
+	node bench/binding.mjs
 	node bench/compare.mjs
 	node bench/envelope-cost.mjs
 	node bench/filter.mjs

@@ -18,14 +18,12 @@ import { z } from "zod";
 
 import * as api from "../pkg/dist/index.mjs";
 import * as hand from "./handwritten.mjs";
+import { sep } from "./inputs.mjs";
 
 const KEY = api.AI_INVOCATION_KEY;
 const rounds = Number(process.argv[process.argv.indexOf("--rounds") + 1]) || 5;
 
 // --- The two requests -------------------------------------------------------
-
-const reference = readFileSync(new URL("../docs/reference.md", import.meta.url), "utf8");
-const sep = JSON.parse(reference.match(/A request a model made[^]*?```json\n([^]*?)```/)[1]);
 
 const transcript = JSON.parse(readFileSync(new URL("../examples/prototype/data/transcript.json", import.meta.url), "utf8"));
 const turn = transcript.turns.find((t) => t.pad);

@@ -8,18 +8,12 @@
 //
 //   make bench        (or: make build && node bench/filter.mjs [--rounds N])
 
-import { readFileSync } from "node:fs";
-
 import { Bench } from "tinybench";
 
 import { createFilter } from "../pkg/dist/gateway.mjs";
+import { big, example } from "./inputs.mjs";
 
 const rounds = Number(process.argv[process.argv.indexOf("--rounds") + 1]) || 5;
-const reference = readFileSync(new URL("../docs/reference.md", import.meta.url), "utf8");
-const example = reference.match(/A request a model made[^]*?```json\n([^]*?)```/)[1].trim();
-const sep = JSON.parse(example);
-const rows = Array.from({ length: 5600 }, (_, id) => ({ id, name: `Employee ${id}`, department: ["Support", "Engineering", "Sales"][id % 3], title: "Engineer", salary: 50_000 + id, active: id % 2 === 0, tags: ["a", "b"] }));
-const big = JSON.stringify({ ...sep, params: { ...sep.params, arguments: { ...sep.params.arguments, rows } } });
 
 const filter = createFilter();
 const redacting = createFilter({ policy: { userIntent: "redact" } });
