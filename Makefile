@@ -114,10 +114,15 @@ setup-fuzz:
 	@rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
 	@$(CARGO) fuzz --help >/dev/null 2>&1 || $(CARGO) install cargo-fuzz
 
-# The npm package in pkg/, ready for `npm pack`.
-build: setup-wasm node_modules
+# The npm package in pkg/, ready for `npm pack`: the module and its JS glue
+# made by wasm-bindgen (into BINDGEN; with __wbg_reset_state, which starts
+# the module afresh after a trap), which tools/build-pkg.mjs shrinks,
+# inlines and copies into pkg/dist.
+BINDGEN := target/wasm-bindgen
+build: setup-wasm setup-wasm-bindgen node_modules
 	$(CARGO) build -p mcp-provenance-wasm --lib --target $(WASM_TARGET) --release
-	node tools/build-pkg.mjs $(WASM)
+	wasm-bindgen --target web --experimental-reset-state-function --no-typescript --out-name mcp_provenance --out-dir $(BINDGEN) $(WASM)
+	node tools/build-pkg.mjs $(BINDGEN)
 	node tools/build-browser.mjs
 	node tools/build-extension.mjs
 
@@ -145,13 +150,15 @@ setup:
 	@$(CARGO) fmt --version >/dev/null 2>&1 || rustup component add rustfmt
 	@$(CARGO) clippy --version >/dev/null 2>&1 || rustup component add clippy
 
-# The wasm target. The module needs no JS glue generator: it imports
-# nothing, and pkg/lib moves its data.
+# The wasm target. Its JS glue comes from the wasm-bindgen CLI
+# (setup-wasm-bindgen).
 setup-wasm: setup
 	@rustup target list --installed | grep -qx $(WASM_TARGET) || rustup target add $(WASM_TARGET)
 
 # The wasm-bindgen CLI (wasm-bindgen and wasm-bindgen-test-runner) of the
-# wasm-bindgen version Cargo.lock pins (wasm-bindgen-test 0.3.80 pins it).
+# wasm-bindgen version Cargo.lock pins (the binding crate and
+# wasm-bindgen-test 0.3.80 pin it): its glue must be of the version the
+# module was built with.
 WASM_BINDGEN_VERSION := 0.2.130
 setup-wasm-bindgen:
 	@wasm-bindgen --version 2>/dev/null | grep -qx "wasm-bindgen $(WASM_BINDGEN_VERSION)" || $(CARGO) install wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION)

@@ -18,7 +18,6 @@ const COMMAND = byteOf(table.commands);
 const VERDICT = byteOf(table.verdicts);
 const ID = byteOf(table.ids);
 const REDACTION = byteOf(table.redactions);
-const ERROR_CLASS = byteOf(table.errorClasses);
 const LINE = byteOf(table.lineKinds);
 
 /** The keys from the message down to each place, in the table's order. */
@@ -303,15 +302,6 @@ export class Answer {
     record.diagnostics = this.diagnostics();
     record.valid = this.u8() === 1;
     return record;
-  }
-
-  /** The thrown error the answer stands for. */
-  error() {
-    const range = this.u8() === ERROR_CLASS.rangeError;
-    const code = table.codes[this.u8()];
-    const error = range ? new RangeError(this.str()) : new TypeError(this.str());
-    error.code = code;
-    return error;
   }
 }
 

@@ -1,11 +1,12 @@
 // The one crossing of a call: its arguments written into the tape, the
 // module run, its answer read. The module is compiled from the bytes in
-// dist/wasm.mjs on the first call (synchronously: it is small, and imports
-// nothing).
+// dist/wasm.mjs on the first call and instantiated through wasm-bindgen's
+// glue (synchronously: it is small).
 
 import { table } from "../table.mjs";
 import { wasm } from "../wasm.mjs";
 import { Answer } from "./answer.mjs";
+import * as glue from "./glue.mjs";
 import { Writer } from "./writer.mjs";
 
 const { ops: OP, firstRead: FIRST, status: STATUS } = table;
@@ -25,16 +26,23 @@ const answered = new WeakSet();
  */
 let working = false;
 
-/** Uses `instance`, an instantiated mcp_provenance.wasm, from now on (tests give their own). */
-export function start(instance) {
-  writer = new Writer(instance.exports);
-  answerAt = instance.exports.answer_at() >>> 2;
+/**
+ * Starts a fresh instance of the module, in use from now on (after a trap; tests start their own): its exports.
+ * The glue holds one: initSync makes it and then answers it, __wbg_reset_state replaces it.
+ */
+export function start() {
+  if (instances === 0) glue.initSync({ module: compile() });
+  else glue.__wbg_reset_state();
+  const exports = glue.initSync();
+  writer = new Writer(exports.memory);
+  answerAt = glue.answer_at() >>> 2;
   instances++;
+  return exports;
 }
 
 /** The module instance in use, started when there is none: its number (see `instances`). */
 export function instance() {
-  if (writer === undefined) start(instantiate());
+  if (writer === undefined) start();
   return instances;
 }
 
@@ -46,17 +54,17 @@ function coded(Kind, code, message) {
 }
 
 /**
- * The module instantiated from its bytes, base64 in dist/wasm.mjs; where
+ * The module compiled from its bytes, base64 in dist/wasm.mjs; where
  * WebAssembly cannot be compiled (a Content-Security-Policy without
  * 'wasm-unsafe-eval', a runtime without it), a `wasm-unavailable` error
  * that says so, the same for every call.
  */
-function instantiate() {
+function compile() {
   const text = atob(wasm);
   const bytes = new Uint8Array(text.length);
   for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
   try {
-    return new WebAssembly.Instance(new WebAssembly.Module(bytes));
+    return new WebAssembly.Module(bytes);
   } catch (thrown) {
     const error = coded(RangeError, "wasm-unavailable", "mcp-provenance needs WebAssembly, which cannot be compiled here: "
       + "a Content-Security-Policy must allow it with 'wasm-unsafe-eval' in script-src, and the runtime must support it"
@@ -109,7 +117,7 @@ export function call(op, write, read) {
 }
 
 function attempt(op, write, read) {
-  if (writer === undefined) start(instantiate());
+  if (writer === undefined) start();
   let flags = FIRST[op];
   let cut = DEFAULT_CUT;
   for (;;) {
@@ -126,7 +134,7 @@ function attempt(op, write, read) {
       continue;
     }
     if (status === STATUS.ERROR) {
-      const error = answer.error();
+      const error = glue.error();
       answered.add(error);
       throw error;
     }

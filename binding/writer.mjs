@@ -10,6 +10,7 @@
 // the reading stops there; the core says where it was.
 
 import { table } from "../table.mjs";
+import * as glue from "./glue.mjs";
 
 const { ABSENT, NULL, FALSE, TRUE, NUMBER, NUMBER_TEXT, STRING, ARRAY, OBJECT, ARRAY_WHOLE, OBJECT_WHOLE, UNREADABLE, CUT, LOSSY } = table.tags;
 const { WHOLE } = table.flags;
@@ -67,12 +68,13 @@ function standIn(value) {
 }
 
 export class Writer {
-  constructor(exports) {
-    this.exports = exports;
-    this.recordsAt = exports.reserve(RECORDS, RECORDS_ROOM * RECORD);
-    this.stringsAt = exports.reserve(STRINGS, 4096);
+  /** A writer into the module instance the glue holds, whose memory is `memory`. */
+  constructor(memory) {
+    this.memory = memory;
+    this.recordsAt = glue.reserve(RECORDS, RECORDS_ROOM * RECORD);
+    this.stringsAt = glue.reserve(STRINGS, 4096);
     this.stringsRoom = 4096;
-    this.valuesAt = exports.reserve(VALUES, 4096);
+    this.valuesAt = glue.reserve(VALUES, 4096);
     this.valuesRoom = 4096;
     this.bodyAt = 0;
     this.bodyRoom = 0;
@@ -119,7 +121,7 @@ export class Writer {
 
   /** Views of the module's memory, made anew when it has grown (growing detaches the old buffer). */
   view() {
-    const buffer = this.exports.memory.buffer;
+    const buffer = this.memory.buffer;
     this.bytes = new Uint8Array(buffer);
     this.data = new DataView(buffer);
     this.words = new Uint32Array(buffer);
@@ -128,7 +130,7 @@ export class Writer {
   /** More room in an area of the tape, keeping what it holds. */
   grow(area, needed) {
     const room = 2 ** Math.ceil(Math.log2(needed));
-    const at = this.exports.reserve(area, room);
+    const at = glue.reserve(area, room);
     if (area === STRINGS) [this.stringsAt, this.stringsRoom] = [at, room];
     else if (area === BODY) [this.bodyAt, this.bodyRoom] = [at, room];
     else [this.valuesAt, this.valuesRoom] = [at, room];
@@ -662,7 +664,7 @@ export class Writer {
 
   /** Runs the tape; the module's status. */
   run() {
-    const status = this.exports.run(this.r - this.recordsAt, this.s, this.v);
+    const status = glue.run(this.r - this.recordsAt, this.s, this.v);
     if (this.bytes.byteLength === 0) this.view();
     return status;
   }

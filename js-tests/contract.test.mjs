@@ -3,7 +3,6 @@
 // number, as it was described; the CSP one (8) runs in Chromium
 // (browser.test.mjs).
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
 import * as api from "../pkg/dist/index.mjs";
@@ -11,7 +10,6 @@ import { start } from "../pkg/dist/lib/boundary.mjs";
 
 const KEY = api.AI_INVOCATION_KEY;
 const UI = api.UI_KEY;
-const wasm = readFileSync(new URL("../pkg/dist/mcp_provenance.wasm", import.meta.url));
 
 /** Calls the library from inside a getter: the inner call is refused, with its code. */
 function reenter(inner, refusals) {
@@ -53,9 +51,8 @@ test("3: a call made from a getter while another call reads is refused; the oute
 });
 
 test("3: getters nested in getters get no further than the first; the refusal rethrown makes the outer input unreadable", () => {
-  const { exports } = new WebAssembly.Instance(new WebAssembly.Module(wasm));
-  start({ exports });
-  const held = exports.memory.buffer.byteLength;
+  const { memory } = start();
+  const held = memory.buffer.byteLength;
   let depth = 0;
   const nested = () => ({ method: "tools/call", params: { get _meta() {
     if (++depth < 50) api.validate(nested());
@@ -66,20 +63,19 @@ test("3: getters nested in getters get no further than the first; the refusal re
   assert.equal(depth, 1, "the inner call was refused before it read anything");
   // The next calls answer as always, in the module's memory as it was.
   assert.deepEqual(api.validate({ method: "ping" }), { valid: true, diagnostics: [] });
-  assert.equal(exports.memory.buffer.byteLength, held);
+  assert.equal(memory.buffer.byteLength, held);
 });
 
 test("7: options that are not an object are refused by type, never copied into the module", () => {
-  const { exports } = new WebAssembly.Instance(new WebAssembly.Module(wasm));
-  start({ exports });
-  const held = exports.memory.buffer.byteLength;
+  const { memory } = start();
+  const held = memory.buffer.byteLength;
   const big = "x".repeat(100_000_000);
   for (const call of [() => api.sanitize({ method: "x" }, big), () => api.auditRecord({ method: "x" }, big), () => api.stampInitiator({ method: "x" }, "app", big)]) {
     assert.throws(call, (error) => error instanceof RangeError && error.code === "invalid-option" && error.message.endsWith("not a string"));
   }
   assert.throws(() => api.sanitize({ method: "x" }, new Array(5_000_000).fill(1)), (error) => error.code === "invalid-option" && error.message.endsWith("not an array"));
   assert.deepEqual(api.validate({ method: "x" }, big).diagnostics.map((d) => d.code), ["invalid-option"]);
-  assert.equal(exports.memory.buffer.byteLength, held);
+  assert.equal(memory.buffer.byteLength, held);
 });
 
 test("2: an SDK client on provenanceTransport sends what its policy makes of each request", async () => {

@@ -7,8 +7,6 @@ import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { describe, test } from "node:test";
 
-import { readFileSync } from "node:fs";
-
 import { createFilter } from "../pkg/dist/gateway.mjs";
 import { start } from "../pkg/dist/lib/boundary.mjs";
 import { AI_INVOCATION_KEY as KEY, UI_KEY } from "../pkg/dist/index.mjs";
@@ -147,13 +145,12 @@ test("require gives the same filter, on the same module instance as the main ent
 
 test("a filter made again with the same options is the same filter: the module holds one per set of options", () => {
   // A module of this test's own, to measure its memory.
-  const instance = new WebAssembly.Instance(new WebAssembly.Module(readFileSync(new URL("../pkg/dist/mcp_provenance.wasm", import.meta.url))));
-  start(instance);
+  const { memory } = start();
   const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" });
   createFilter({ policy: { userIntent: "redact" } })(body);
-  const before = instance.exports.memory.buffer.byteLength;
+  const before = memory.buffer.byteLength;
   for (let i = 0; i < 20_000; i++) createFilter({ policy: { userIntent: "redact" } })(body);
-  assert.equal(instance.exports.memory.buffer.byteLength, before);
+  assert.equal(memory.buffer.byteLength, before);
 });
 
 test("each message's id as it came, for the gateway's own answers: a 20-digit id stays exact", () => {

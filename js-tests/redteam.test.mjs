@@ -2,7 +2,6 @@
 // numbers in the names; the prototype's items are in failclosed.test.mjs,
 // and items 7 and 12 are vectors in conformance/text.json).
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
 import * as api from "../pkg/dist/index.mjs";
@@ -11,15 +10,6 @@ import { start } from "../pkg/dist/lib/boundary.mjs";
 const KEY = api.AI_INVOCATION_KEY;
 const UI = api.UI_KEY;
 const request = (meta = {}) => ({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "q", _meta: meta } });
-
-const wasm = readFileSync(new URL("../pkg/dist/mcp_provenance.wasm", import.meta.url));
-
-/** A module of the test's own, in use from now on: its exports, to read its memory. */
-function fresh() {
-  const { exports } = new WebAssembly.Instance(new WebAssembly.Module(wasm));
-  start({ exports });
-  return exports;
-}
 
 const MiB = 1 << 20;
 
@@ -33,16 +23,19 @@ function coded(call, name, code) {
 }
 
 test("5: an option too large is refused before it is copied; a trap restarts the module and the next calls answer", () => {
-  const module = fresh();
+  const module = start();
   const report = api.validate({ method: "ping" }, { invocationKey: new Array(300).fill("€".repeat(1e7)) });
   assert.deepEqual(report.diagnostics.map((d) => [d.code, d.path]), [["unreadable", "/invocationKey/0"]]);
   assert.ok(module.memory.buffer.byteLength < 16 * MiB, "refused before it was copied, not after 9 GB");
   coded(() => api.sanitize(request(), { maxIntentBytes: "x".repeat(70_000) }), "TypeError", "unreadable");
 
-  // A module that traps on its next run, as one out of memory would.
-  const { exports } = new WebAssembly.Instance(new WebAssembly.Module(wasm));
-  start({ exports: { ...exports, run: () => { throw new WebAssembly.RuntimeError("unreachable"); } } });
-  coded(() => api.validate({ method: "ping" }), "RangeError", "resource-exhausted");
+  // A module out of memory: grown behind its allocator's back, which then
+  // cannot grow it, it traps on the next call that needs more.
+  start().memory.grow(1);
+  const vendor = new Array(1000).fill("n".repeat(100));
+  const keep = () => api.sanitize(request({ [KEY]: { vendor } }), { unknownFields: "keep", maxEnvelopeBytes: MiB });
+  coded(keep, "RangeError", "resource-exhausted");
+  assert.deepEqual(keep().message.params._meta[KEY].vendor, vendor);
   const stamped = { method: "tools/call", params: { _meta: { [UI]: { initiator: "app" } } } };
   for (let n = 0; n < 10_000; n++) {
     assert.deepEqual(api.stampInitiator({ method: "tools/call" }), stamped);
@@ -110,7 +103,7 @@ test("10: messages never quote input, and pointers name keys neutralized and cut
 test("11: no function moves a long string into the module whole: its memory stays small", () => {
   const long = Buffer.alloc(75e6, "x").toString();
   const message = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "q", arguments: { user_query: long }, _meta: { [KEY]: { userIntent: { text: long }, turnId: long } } } };
-  const module = fresh();
+  const module = start();
   api.validate({ jsonrpc: "2.0", id: 1, result: { _meta: { [KEY]: { turnId: long } } } }, { request: message });
   api.echoTurnId(message, { jsonrpc: "2.0", id: 1, result: {} });
   api.attachInvocation({ method: "x" }, message.params._meta[KEY]);

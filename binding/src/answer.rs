@@ -14,7 +14,6 @@
 //!            initiator:opt witnessed{3}:opt diagnostics valid:u8
 //! diagnostics := count:u32 (code:u8 severity:u8 rule:u8 path:str message:str){count}
 //! id      := NoId | Number f64 | String str             (IdKind)
-//! error   := class:u8 code:u8 message:str                (class: ErrorClass)
 //! retry   := flags:u8 cut:u32                            (read the message again so)
 //! outcome := (AsItCame | Rewritten body:str | Rejected status:u32 body:str)
 //!            replies messages             (VerdictKind)
@@ -35,7 +34,6 @@
 use mcp_provenance::audit::{AuditRecord, ClientAsserted, RequestId, Witnessed};
 use mcp_provenance::diagnostics::{Change, Diagnostic, Report};
 use mcp_provenance::edit::{Edit, Put, Target};
-use mcp_provenance::error::{Error, ErrorKind};
 use mcp_provenance::json;
 use mcp_provenance::wire::{Capture, Outcome, Seen, Verdict};
 use std::borrow::Cow;
@@ -125,11 +123,6 @@ kinds! {
 }
 
 kinds! {
-    /// The JS class a failure is thrown as.
-    ErrorClass as "errorClasses" { TypeError, RangeError }
-}
-
-kinds! {
     /// What a message's log line is made of: none (the message was refused),
     /// its text as it goes on (one line already), or that text put on one
     /// line by the core (`Shown::Line`), only when the line is read.
@@ -144,13 +137,12 @@ kinds! {
 
 /// Every kind an answer's bytes stand for, for the description.
 #[cfg(test)]
-pub(super) const KINDS: [(&str, &[&str]); 8] = [
+pub(super) const KINDS: [(&str, &[&str]); 7] = [
     PutKind::NAMES,
     CommandKind::NAMES,
     VerdictKind::NAMES,
     IdKind::NAMES,
     Redaction::NAMES,
-    ErrorClass::NAMES,
     LineKind::NAMES,
     Shown::NAMES,
 ];
@@ -307,16 +299,6 @@ impl Answer<'_> {
         }
         self.diagnostics(&record.diagnostics);
         self.u8(u8::from(record.valid));
-    }
-
-    /// A failure, thrown in JS as a `RangeError` or a `TypeError`.
-    pub(super) fn error(&mut self, error: &Error) {
-        self.u8(match error.kind() {
-            ErrorKind::Range => ErrorClass::RangeError,
-            ErrorKind::Input => ErrorClass::TypeError,
-        } as u8);
-        self.u8(error.code() as u8);
-        self.str(&error.to_string());
     }
 
     pub(super) fn retry(&mut self, flags: u8, cut: u32) {
