@@ -114,15 +114,21 @@ setup-fuzz:
 	@rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
 	@$(CARGO) fuzz --help >/dev/null 2>&1 || $(CARGO) install cargo-fuzz
 
-# The npm package in pkg/, ready for `npm pack`: the module and its JS glue
-# made by wasm-bindgen (into BINDGEN; with __wbg_reset_state, which starts
-# the module afresh after a trap), which tools/build-pkg.mjs shrinks,
-# inlines and copies into pkg/dist.
+# The npm package in pkg/, ready for `npm pack`: its two modules, each with
+# its JS glue made by wasm-bindgen (into BINDGEN/host and BINDGEN/filter;
+# with __wbg_reset_state, which starts the module afresh after a trap),
+# which tools/build-pkg.mjs shrinks, inlines and copies into pkg/dist. The
+# host module (the object API) is the crate without its feature `filter`,
+# the filter module (gateway, http, the command) with it; both are built to
+# the same file, so each goes through wasm-bindgen before the next build.
 BINDGEN := target/wasm-bindgen
+BINDGEN_FLAGS := --target web --experimental-reset-state-function --no-typescript --out-name mcp_provenance
 build: setup-wasm setup-wasm-bindgen node_modules
-	$(CARGO) build -p mcp-provenance-wasm --lib --target $(WASM_TARGET) --release
-	wasm-bindgen --target web --experimental-reset-state-function --no-typescript --out-name mcp_provenance --out-dir $(BINDGEN) $(WASM)
-	node tools/build-pkg.mjs $(BINDGEN)
+	$(CARGO) build -p mcp-provenance-wasm --lib --target $(WASM_TARGET) --release --no-default-features
+	wasm-bindgen $(BINDGEN_FLAGS) --out-dir $(BINDGEN)/host $(WASM)
+	$(CARGO) build -p mcp-provenance-wasm --lib --target $(WASM_TARGET) --release --features filter
+	wasm-bindgen $(BINDGEN_FLAGS) --out-dir $(BINDGEN)/filter $(WASM)
+	node tools/build-pkg.mjs $(BINDGEN)/host $(BINDGEN)/filter
 	node tools/build-browser.mjs
 	node tools/build-extension.mjs
 

@@ -10,7 +10,6 @@
 // the reading stops there; the core says where it was.
 
 import { table } from "../table.mjs";
-import * as glue from "./glue.mjs";
 
 const { ABSENT, NULL, FALSE, TRUE, NUMBER, NUMBER_TEXT, STRING, ARRAY, OBJECT, ARRAY_WHOLE, OBJECT_WHOLE, UNREADABLE, CUT, LOSSY } = table.tags;
 const { WHOLE } = table.flags;
@@ -68,13 +67,14 @@ function standIn(value) {
 }
 
 export class Writer {
-  /** A writer into the module instance the glue holds, whose memory is `memory`. */
-  constructor(memory) {
+  /** A writer into the module instance `glue` (a module's wasm-bindgen glue) holds, whose memory is `memory`. */
+  constructor(memory, glue) {
     this.memory = memory;
-    this.recordsAt = glue.reserve(RECORDS, RECORDS_ROOM * RECORD);
-    this.stringsAt = glue.reserve(STRINGS, 4096);
+    this.glue = glue;
+    this.recordsAt = this.glue.reserve(RECORDS, RECORDS_ROOM * RECORD);
+    this.stringsAt = this.glue.reserve(STRINGS, 4096);
     this.stringsRoom = 4096;
-    this.valuesAt = glue.reserve(VALUES, 4096);
+    this.valuesAt = this.glue.reserve(VALUES, 4096);
     this.valuesRoom = 4096;
     this.bodyAt = 0;
     this.bodyRoom = 0;
@@ -130,7 +130,7 @@ export class Writer {
   /** More room in an area of the tape, keeping what it holds. */
   grow(area, needed) {
     const room = 2 ** Math.ceil(Math.log2(needed));
-    const at = glue.reserve(area, room);
+    const at = this.glue.reserve(area, room);
     if (area === STRINGS) [this.stringsAt, this.stringsRoom] = [at, room];
     else if (area === BODY) [this.bodyAt, this.bodyRoom] = [at, room];
     else [this.valuesAt, this.valuesRoom] = [at, room];
@@ -664,7 +664,7 @@ export class Writer {
 
   /** Runs the tape; the module's status. */
   run() {
-    const status = glue.run(this.r - this.recordsAt, this.s, this.v);
+    const status = this.glue.run(this.r - this.recordsAt, this.s, this.v);
     if (this.bytes.byteLength === 0) this.view();
     return status;
   }

@@ -8,7 +8,7 @@ import { createRequire } from "node:module";
 import { describe, test } from "node:test";
 
 import { createFilter } from "../pkg/dist/gateway.mjs";
-import { start } from "../pkg/dist/lib/boundary.mjs";
+import { start } from "../pkg/dist/lib/filter.mjs";
 import { AI_INVOCATION_KEY as KEY, UI_KEY } from "../pkg/dist/index.mjs";
 
 const accounts = (out) => out.lines.map((line) => JSON.parse(line));
@@ -134,13 +134,23 @@ test("duplicated members where a rule reads refuse the message: the filter and t
   assert.equal(JSON.parse(out.reject).id, 1);
 });
 
-test("require gives the same filter, on the same module instance as the main entry", () => {
+test("require gives the same filter; in CommonJS one filter module instance serves the gateway and http", () => {
   const require = createRequire(import.meta.url);
   const { createFilter: required } = require("../pkg/dist/gateway.cjs");
   const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { _meta: { [UI_KEY]: { initiator: "app" } } } });
   const plain = (out) => ({ ...out, lines: out.lines });
   assert.deepEqual(plain(required()(body)), plain(createFilter()(body)));
-  assert.match(require("node:fs").readFileSync(new URL("../pkg/dist/gateway.cjs", import.meta.url), "utf8"), /require\("\.\/index\.cjs"\)/);
+  // gateway.cjs carries the filter module's boundary; http.cjs requires it rather than a copy of the module.
+  const carried = require("../pkg/dist/gateway.cjs")[Symbol.for("mcp-provenance.boundary")];
+  assert.equal(typeof carried.call, "function");
+  const read = (file) => require("node:fs").readFileSync(new URL(`../pkg/dist/${file}`, import.meta.url), "utf8");
+  // A stretch of the filter module's base64 that the host module's lacks.
+  const bytes = /export const wasm = "([^"]+)"/.exec(read("wasm-filter.mjs"))[1];
+  const filterBytes = bytes.slice(bytes.length >> 1, (bytes.length >> 1) + 64);
+  assert.ok(!read("wasm-host.mjs").includes(filterBytes));
+  assert.match(read("http.cjs"), /require\("\.\/gateway\.cjs"\)/);
+  assert.ok(!read("http.cjs").includes(filterBytes));
+  assert.ok(!read("index.cjs").includes(filterBytes), "the main entry's CommonJS carries the host module only");
 });
 
 test("a filter made again with the same options is the same filter: the module holds one per set of options", () => {

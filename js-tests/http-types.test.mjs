@@ -108,7 +108,7 @@ test("each public function's doc comment has an example, and each runs with its 
   }
 });
 
-test("require gives the same middleware, on the module instance of the main entry", async () => {
+test("require gives the same middleware, on the filter module instance of the gateway entry", async () => {
   const require = createRequire(import.meta.url);
   const required = require("../pkg/dist/http.cjs");
   assert.deepEqual(Object.keys(required).sort(), ["exchangeOf", "provenanceFetch", "provenanceMiddleware"]);
@@ -117,5 +117,5 @@ test("require gives the same middleware, on the module instance of the main entr
   const body = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/aiInvocation":{"userIntent":{"text":"secret"}}}}}';
   const answer = await handler(new Request("http://localhost/mcp", { method: "POST", headers: { "content-type": "application/json" }, body }));
   assert.equal(await answer.text(), body.replace('{"text":"secret"}', '{"redacted":true}'));
-  assert.match(readFileSync(join(root, "pkg/dist/http.cjs"), "utf8"), /require\("\.\/index\.cjs"\)/);
+  assert.match(readFileSync(join(root, "pkg/dist/http.cjs"), "utf8"), /require\("\.\/gateway\.cjs"\)/);
 });

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import * as api from "../pkg/dist/index.mjs";
-import { start } from "../pkg/dist/lib/boundary.mjs";
+import { start } from "../pkg/dist/lib/host.mjs";
 
 const KEY = api.AI_INVOCATION_KEY;
 const UI = api.UI_KEY;

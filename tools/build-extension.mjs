@@ -1,6 +1,6 @@
 // Builds the DevTools extension, ready to load unpacked, in target/extension/:
 // its own files from extension/, and the package's ES modules as npm ships
-// them (pkg/dist, the .wasm inside wasm.mjs) in mcp-provenance/.
+// them (pkg/dist, the host module inside wasm-host.mjs) in mcp-provenance/.
 // Usage: node tools/build-extension.mjs (after tools/build-pkg.mjs)
 
 import { cpSync, mkdirSync, rmSync } from "node:fs";
@@ -11,7 +11,7 @@ const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const out = join(root, "target", "extension");
 const dist = join(root, "pkg", "dist");
 /** What the package's ES entry imports, and nothing else of dist (no CommonJS, no command). */
-const MODULES = ["index.mjs", "table.mjs", "wasm.mjs", "lib/api.mjs", "lib/answer.mjs", "lib/boundary.mjs", "lib/glue.mjs", "lib/writer.mjs"];
+const MODULES = ["index.mjs", "table.mjs", "lib/api.mjs", "lib/answer.mjs", "lib/boundary.mjs", "lib/host.mjs", "lib/glue-host.mjs", "wasm-host.mjs", "lib/writer.mjs"];
 
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });

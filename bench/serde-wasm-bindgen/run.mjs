@@ -17,14 +17,14 @@ import { createRequire } from "node:module";
 import { Bench } from "tinybench";
 
 import { Answer } from "../../pkg/dist/lib/answer.mjs";
-import { start } from "../../pkg/dist/lib/boundary.mjs";
-import { answer_at } from "../../pkg/dist/lib/glue.mjs";
+import * as glue from "../../pkg/dist/lib/glue-host.mjs";
+import { start } from "../../pkg/dist/lib/host.mjs";
 import { Writer } from "../../pkg/dist/lib/writer.mjs";
 import { readMessage, table } from "../../pkg/dist/table.mjs";
 
 const swb = createRequire(import.meta.url)("./target/pkg/serde_wasm_bindgen_bench.js");
-const writer = new Writer(start().memory);
-const answerAt = answer_at() >>> 2;
+const writer = new Writer(start().memory, glue);
+const answerAt = glue.answer_at() >>> 2;
 const KEYS = [table.keys.invocation, table.keys.ui, table.correlation.keys];
 
 const reference = readFileSync(new URL("../../docs/reference.md", import.meta.url), "utf8");

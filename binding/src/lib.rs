@@ -284,6 +284,24 @@ fn call((records, strings, values): (&[u8], &[u8], &[u8]), answer: &mut Answer) 
             return MALFORMED;
         }
     }
+    // The wire ops (the gateway's filter, `check`, the text shown of the
+    // wire) only in the module built with them (feature `filter`): without
+    // it they are refused here, and what only they reach is left out.
+    let wire = matches!(
+        op,
+        Some(
+            Op::CreateFilter
+                | Op::Filter
+                | Op::Echo
+                | Op::CreateCheck
+                | Op::CheckPiece
+                | Op::CheckEnd
+                | Op::Visible
+        )
+    );
+    if wire && !cfg!(feature = "filter") {
+        return MALFORMED;
+    }
     let reply = match op {
         Some(Op::Validate) => validate_op(&mut tape),
         Some(Op::Filter) => filter(&mut tape, answer),

@@ -5,7 +5,7 @@
 // batch; and one JSON line per message for the log. Every decision is the
 // core's (src/wire/); this file only moves data.
 import { table } from "./table.mjs";
-import { call, instance } from "./lib/boundary.mjs";
+import { call, instance } from "./lib/filter.mjs";
 
 /** How the core shows a text (binding/src/answer.rs `Shown`): here, JSON text on one line. */
 const ON_ONE_LINE = table.shown.indexOf("line");

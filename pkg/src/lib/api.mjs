@@ -4,7 +4,7 @@
 
 import { readEnvelope, readMessage, table } from "../table.mjs";
 import { apply } from "./answer.mjs";
-import { call } from "./boundary.mjs";
+import { call } from "./host.mjs";
 
 const { FIELDS, WHOLE } = table.flags;
 const { keys: CORRELATION_KEYS, option: CORRELATION_OPTION } = table.correlation;

@@ -9,7 +9,7 @@
 import { open as openFile } from "node:fs/promises";
 import { once } from "node:events";
 
-import { call } from "../boundary.mjs";
+import { call } from "../filter.mjs";
 import { UsageError } from "./usage.mjs";
 
 /** How much of a file is read at a time, into one buffer: what a call of the module checks. */

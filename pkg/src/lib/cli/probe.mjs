@@ -20,7 +20,7 @@ import { STATUS_CODES } from "node:http";
 import { parseArgs } from "node:util";
 
 import { table } from "../../table.mjs";
-import { call } from "../boundary.mjs";
+import { call } from "../filter.mjs";
 import { UsageError } from "./usage.mjs";
 
 const DEFAULT_TIMEOUT = 10_000;
