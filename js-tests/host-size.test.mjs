@@ -23,10 +23,10 @@ import { launchChromium, root, userProject } from "./user.mjs";
  * raw, 67.6 KB gzipped after wasm-opt -Os, but shipped base64 inside JS
  * (so that every bundler takes it with no asset to copy), which gzips to
  * 86.8 KB; the JS of the object API (table, writer, answer, boundary, API)
- * is some 20 KB more. The object API alone reads options and messages
- * through the strict JSON reader and the core's policy, schema, key rules
- * and text cleaning, which are most of the 149 KB: 45 KB is out of reach
- * under this design. The bound is what the split achieves, rounded up to
+ * is some 20 KB more. What the host module holds is the object API's own
+ * work: the tape's reader, the rules (validate, sanitize, audit, the
+ * initiator, the envelope, correlation ids), the policy and options they
+ * read, and their messages: 45 KB is out of reach under this design. The bound is what the split achieves, rounded up to
  * the next KB, with 2 KB of headroom: it fails when the host entry grows,
  * or when the filter module (295 KB raw, 123 KB gzipped) leaks into it.
  */
