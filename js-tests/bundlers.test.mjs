@@ -14,8 +14,7 @@ import { rollup } from "rollup";
 import { build as vite } from "vite";
 import webpack from "webpack";
 
-import { serve } from "../examples/browser/serve.mjs";
-import { exec, launchChromium, root, userProject } from "./user.mjs";
+import { exec, root, runInChromium, userProject } from "./user.mjs";
 
 /** The app: each function's result, printed (Node) or left on the page (browsers). */
 const APP = `
@@ -47,24 +46,6 @@ after(() => rmSync(project, { recursive: true, force: true }));
 
 /** Runs a Node build; what the app printed. */
 const runInNode = (file) => JSON.parse(exec("node", [file], project));
-
-/** Opens `page` of a browser build (served from `dir`) in Chromium; what the app left on the page. */
-async function runInChromium(dir, page) {
-  const server = await serve(0, dir);
-  const browser = await launchChromium();
-  try {
-    const tab = await browser.newPage();
-    const errors = [];
-    tab.on("pageerror", (error) => errors.push(error.message));
-    await tab.goto(`http://127.0.0.1:${server.address().port}/${page}`);
-    const result = await tab.waitForSelector("body[data-result]", { state: "attached" }).then((body) => body.getAttribute("data-result"));
-    assert.deepEqual(errors, []);
-    return JSON.parse(result);
-  } finally {
-    await browser.close();
-    server.close();
-  }
-}
 
 /** A page that loads one script. */
 function page(dir, script, type) {

@@ -13,8 +13,7 @@ import { gzipSync } from "node:zlib";
 
 import { build as vite } from "vite";
 
-import { serve } from "../examples/browser/serve.mjs";
-import { launchChromium, root, userProject } from "./user.mjs";
+import { root, runInChromium, userProject } from "./user.mjs";
 
 /**
  * The bound of the host entry, gzipped: the issue aimed at 45 KB, wasm and
@@ -86,24 +85,6 @@ async function built(name) {
 /** The gzipped size of each file, summed. */
 const gzipped = (files) => files.reduce((sum, file) => sum + gzipSync(file, { level: 9 }).length, 0);
 
-/** Opens the build in Chromium; what the app left on the page. */
-async function runInChromium(dir) {
-  const server = await serve(0, dir);
-  const browser = await launchChromium();
-  try {
-    const tab = await browser.newPage();
-    const errors = [];
-    tab.on("pageerror", (error) => errors.push(error.message));
-    await tab.goto(`http://127.0.0.1:${server.address().port}/index.html`);
-    const result = await tab.waitForSelector("body[data-result]", { state: "attached" }).then((body) => body.getAttribute("data-result"));
-    assert.deepEqual(errors, []);
-    return JSON.parse(result);
-  } finally {
-    await browser.close();
-    server.close();
-  }
-}
-
 test("the main entry in a Vite app ships the host module, never the filter module, within its bound", async () => {
   const [host, filter] = [base64("host"), base64("filter")];
   const { dir, files } = await built("host");
@@ -115,7 +96,7 @@ test("the main entry in a Vite app ships the host module, never the filter modul
   const size = gzipped(files);
   console.log(`host entry (import { stampInitiator } from "mcp-provenance"), Vite: ${size} bytes gzipped (${(size / 1024).toFixed(1)} KB)`);
   assert.ok(size <= HOST_BOUND, `the host entry is ${size} bytes gzipped, over its bound of ${HOST_BOUND}`);
-  assert.deepEqual(await runInChromium(dir), { initiator: "app" });
+  assert.deepEqual(await runInChromium(dir, "index.html"), { initiator: "app" });
 });
 
 test("the gateway entry in a Vite app brings the filter module", async () => {
@@ -124,5 +105,5 @@ test("the gateway entry in a Vite app brings the filter module", async () => {
   for (const mark of marks(base64("filter"), base64("host"))) assert.ok(text.includes(mark), "the filter module is not in the gateway build");
   const size = gzipped(files);
   console.log(`gateway entry (import { createFilter } from "mcp-provenance/gateway"), Vite: ${size} bytes gzipped (${(size / 1024).toFixed(1)} KB)`);
-  assert.deepEqual(await runInChromium(dir), { forwarded: "string" });
+  assert.deepEqual(await runInChromium(dir, "index.html"), { forwarded: "string" });
 });

@@ -1,5 +1,6 @@
 // What the tests of the package as users meet it share: a fresh project
 // with the package installed from its packed tarball, and Debian's Chromium.
+import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -7,6 +8,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 import { chromium } from "playwright-core";
+
+import { serve } from "../examples/browser/serve.mjs";
 
 export const root = fileURLToPath(new URL("..", import.meta.url));
 
@@ -49,6 +52,27 @@ export function launchChromium() {
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
       "--disable-background-networking", "--disable-component-update", "--disable-sync"],
   });
+}
+
+/**
+ * Opens `page` of a browser build (served from `dir`) in Chromium: what the
+ * app left on the page (`data-result` of the body), with no page error.
+ */
+export async function runInChromium(dir, page) {
+  const server = await serve(0, dir);
+  const browser = await launchChromium();
+  try {
+    const tab = await browser.newPage();
+    const errors = [];
+    tab.on("pageerror", (error) => errors.push(error.message));
+    await tab.goto(`http://127.0.0.1:${server.address().port}/${page}`);
+    const result = await tab.waitForSelector("body[data-result]", { state: "attached" }).then((body) => body.getAttribute("data-result"));
+    assert.deepEqual(errors, []);
+    return JSON.parse(result);
+  } finally {
+    await browser.close();
+    server.close();
+  }
 }
 
 /** `npx mcp-provenance ...args` in `project`: its exit code, standard output and standard error. */
