@@ -68,10 +68,12 @@ python-test: build python-wheel
 # a JS user would pick instead, cost as a message grows, the native core,
 # and the Python package against pydantic and hand-written Python. First, the
 # package against the baseline commit's, built once by tools/baseline.mjs,
-# in one process (bench/binding.mjs).
+# in one process (bench/binding.mjs); then serde-wasm-bindgen beside the
+# package's own boundary (bench-serde).
 bench: build python-wheel
 	node tools/baseline.mjs
 	node bench/binding.mjs
+	$(MAKE) bench-serde
 	node bench/compare.mjs
 	node bench/envelope-cost.mjs
 	node bench/filter.mjs
@@ -83,9 +85,10 @@ bench: build python-wheel
 	$(PY_TEST)/bin/python bench/middleware.py
 
 # serde-wasm-bindgen beside the package's own boundary, on the structs that
-# cross whole (bench/serde-wasm-bindgen). Needs the wasm-bindgen CLI.
+# cross whole and on the object API's calls whole (bench/serde-wasm-bindgen):
+# the figures binding/src/lib.rs keeps the tape by.
 SWB := bench/serde-wasm-bindgen
-bench-serde: build setup-wasm-bindgen
+bench-serde: build
 	cd $(SWB) && $(CARGO) build --release --target $(WASM_TARGET)
 	wasm-bindgen --target nodejs --out-dir $(SWB)/target/pkg $(SWB)/target/$(WASM_TARGET)/release/serde_wasm_bindgen_bench.wasm
 	node $(SWB)/run.mjs
@@ -118,15 +121,15 @@ setup-fuzz:
 # its JS glue made by wasm-bindgen (into BINDGEN/host and BINDGEN/filter;
 # with __wbg_reset_state, which starts the module afresh after a trap),
 # which tools/build-pkg.mjs shrinks, inlines and copies into pkg/dist. The
-# host module (the object API) is the crate without its feature `filter`,
-# the filter module (gateway, http, the command) with it; both are built to
-# the same file, so each goes through wasm-bindgen before the next build.
+# host module (the object API) is the crate with its feature `host`, the
+# filter module (gateway, http, the command) with `filter`; both are built
+# to the same file, so each goes through wasm-bindgen before the next build.
 BINDGEN := target/wasm-bindgen
 BINDGEN_FLAGS := --target web --experimental-reset-state-function --no-typescript --out-name mcp_provenance
 build: setup-wasm setup-wasm-bindgen node_modules
-	$(CARGO) build -p mcp-provenance-wasm --lib --target $(WASM_TARGET) --release --no-default-features
+	$(CARGO) build -p mcp-provenance-wasm --lib --target $(WASM_TARGET) --release --no-default-features --features host
 	wasm-bindgen $(BINDGEN_FLAGS) --out-dir $(BINDGEN)/host $(WASM)
-	$(CARGO) build -p mcp-provenance-wasm --lib --target $(WASM_TARGET) --release --features filter
+	$(CARGO) build -p mcp-provenance-wasm --lib --target $(WASM_TARGET) --release --no-default-features --features filter
 	wasm-bindgen $(BINDGEN_FLAGS) --out-dir $(BINDGEN)/filter $(WASM)
 	node tools/build-pkg.mjs $(BINDGEN)/host $(BINDGEN)/filter
 	node tools/build-browser.mjs
@@ -147,7 +150,8 @@ lint: setup-wasm
 	$(CARGO) fmt --check
 	$(CARGO) clippy $(TESTED) --all-targets --features mcp-provenance/cli -- -D warnings
 	$(CARGO) clippy $(TESTED) --tests --target $(WASM_TARGET) -- -D warnings
-	$(CARGO) clippy -p mcp-provenance-wasm --lib --target $(WASM_TARGET) -- -D warnings
+	$(CARGO) clippy -p mcp-provenance-wasm --lib --target $(WASM_TARGET) --no-default-features --features host -- -D warnings
+	$(CARGO) clippy -p mcp-provenance-wasm --lib --target $(WASM_TARGET) --no-default-features --features filter -- -D warnings
 	$(CARGO) clippy -p mcp-provenance-python -- -D warnings
 
 # rustfmt and clippy come with the toolchain on our machines; add them where

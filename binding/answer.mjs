@@ -14,7 +14,6 @@ const NONE = table.none.field;
 /** Each choice's bytes by name, as the table lists them (binding/src/answer.rs `kinds!`). */
 const byteOf = (names) => Object.fromEntries(names.map((kind, at) => [kind, at]));
 const PUT = byteOf(table.puts);
-const COMMAND = byteOf(table.commands);
 const VERDICT = byteOf(table.verdicts);
 const ID = byteOf(table.ids);
 const REDACTION = byteOf(table.redactions);
@@ -161,13 +160,6 @@ export class Answer {
     return decoder.decode(bytes.subarray(start, start + length));
   }
 
-  /** A `str` as a copy of its UTF-8 bytes, for what is written out as it is. */
-  utf8() {
-    const length = this.u32();
-    this.at += length;
-    return this.bytes.slice(this.at - length, this.at);
-  }
-
   /** `count:u32 str{count}`. */
   strs() {
     const texts = [];
@@ -197,7 +189,8 @@ export class Answer {
     }
     const replies = this.strs();
     const size = this.u32();
-    const kept = this.bytes.slice(this.at, this.at + size);
+    // The filter module's answer is a copy already, the outcome's own.
+    const kept = this.bytes.subarray(this.at, this.at + size);
     this.at += size;
     return verdict === VERDICT.rejected ? new Rejected(kept, text, status, replies) : new Forwarded(kept, text, replies, oneLine);
   }
@@ -215,25 +208,6 @@ export class Answer {
     const bytes = this.bytes.slice(this.at, this.at + length);
     this.at += length;
     return bytes;
-  }
-
-  /** What a piece of a capture came to (binding/src/answer.rs `line`). */
-  line() {
-    const out = this.str();
-    const sanitized = this.utf8();
-    const counts = {};
-    for (const name of table.counts) counts[name] = this.f64();
-    const exit = this.u8();
-    return { out, sanitized, counts, exit, hint: this.opt() };
-  }
-
-  /** What the words of `check` ask for: `{help}`, `{error}`, or `{handle, file, sanitize}`. */
-  command() {
-    switch (this.u8()) {
-      case COMMAND.help: return { help: this.str() };
-      case COMMAND.error: return { error: this.str() };
-      default: return { handle: this.u32(), file: this.str(), sanitize: this.opt() };
-    }
   }
 
   opt() {

@@ -18,7 +18,7 @@ const {
   depth: MAX_DEPTH, items: MAX_ITEMS, values: MAX_VALUES, valueBytes: MAX_VALUE_BYTES, optionChars: MAX_OPTION_CHARS,
   nameChars: MAX_NAME_CHARS,
 } = table.limits;
-const { records: RECORDS, strings: STRINGS, values: VALUES, body: BODY } = table.areas;
+const { records: RECORDS, strings: STRINGS, values: VALUES } = table.areas;
 const WHAT = Object.fromEntries(table.what.map((name, index) => [name, index]));
 const KEY_OPTIONS = table.keyOptions;
 const CORRELATION_OPTION = table.correlation.option;
@@ -76,8 +76,6 @@ export class Writer {
     this.stringsRoom = 4096;
     this.valuesAt = this.glue.reserve(VALUES, 4096);
     this.valuesRoom = 4096;
-    this.bodyAt = 0;
-    this.bodyRoom = 0;
     this.view();
     /** The next record, strings byte and values byte. */
     this.r = 0;
@@ -132,30 +130,8 @@ export class Writer {
     const room = 2 ** Math.ceil(Math.log2(needed));
     const at = this.glue.reserve(area, room);
     if (area === STRINGS) [this.stringsAt, this.stringsRoom] = [at, room];
-    else if (area === BODY) [this.bodyAt, this.bodyRoom] = [at, room];
     else [this.valuesAt, this.valuesRoom] = [at, room];
     this.view();
-  }
-
-  /**
-   * The body a filter reads, as UTF-8 bytes into its own area; how many. A
-   * string that is not well-formed UTF-16 has no UTF-8 form: it goes over as
-   * one byte no UTF-8 text holds, and the core refuses it as it refuses any
-   * body that is not UTF-8 (no silent U+FFFD).
-   */
-  body(body) {
-    const text = typeof body === "string";
-    const room = text ? 3 * body.length : body.length;
-    if (Math.max(room, 1) > this.bodyRoom) this.grow(BODY, Math.max(room, 4096));
-    if (!text) {
-      this.bytes.set(body, this.bodyAt);
-      return body.length;
-    }
-    const { written } = encoder.encodeInto(body, this.bytes.subarray(this.bodyAt, this.bodyAt + room));
-    // A byte a code unit: all ASCII, well-formed. Else a lone surrogate would have become U+FFFD.
-    if (written === body.length || wellFormed(body)) return written;
-    this.bytes[this.bodyAt] = 0xff;
-    return 1;
   }
 
   /** Starts a tape: what to do, how to read, where to cut strings (UTF-16 code units; 0 for never). */
@@ -317,15 +293,6 @@ export class Writer {
     this.data.setUint32(r + 12, written, true);
     this.s += written;
     this.r = r + RECORD;
-  }
-
-  /** A key to judge (isValidMetaKey): as it is up to the longest a name can be, cut past it (and so judged no key). */
-  key(key) {
-    if (typeof key !== "string") return this.value(undefined);
-    const cut = this.cut;
-    this.cut = MAX_NAME_CHARS;
-    this.string(key);
-    this.cut = cut;
   }
 
   /**

@@ -144,10 +144,12 @@ test("require gives the same filter; in CommonJS one filter module instance serv
   const carried = require("../pkg/dist/gateway.cjs")[Symbol.for("mcp-provenance.boundary")];
   assert.equal(typeof carried.call, "function");
   const read = (file) => require("node:fs").readFileSync(new URL(`../pkg/dist/${file}`, import.meta.url), "utf8");
-  // A stretch of the filter module's base64 that the host module's lacks.
-  const bytes = /export const wasm = "([^"]+)"/.exec(read("wasm-filter.mjs"))[1];
-  const filterBytes = bytes.slice(bytes.length >> 1, (bytes.length >> 1) + 64);
-  assert.ok(!read("wasm-host.mjs").includes(filterBytes));
+  const base64 = (file) => /export const wasm = "([^"]+)"/.exec(read(file))[1];
+  const exported = (file) => WebAssembly.Module.exports(new WebAssembly.Module(Buffer.from(base64(file), "base64"))).map((e) => e.name);
+  // The filter module has the filter's class, the host module has not.
+  assert.ok(exported("wasm-filter.mjs").includes("filter_new"));
+  assert.ok(!exported("wasm-host.mjs").includes("filter_new"));
+  const filterBytes = base64("wasm-filter.mjs");
   assert.match(read("http.cjs"), /require\("\.\/gateway\.cjs"\)/);
   assert.ok(!read("http.cjs").includes(filterBytes));
   assert.ok(!read("index.cjs").includes(filterBytes), "the main entry's CommonJS carries the host module only");
@@ -161,6 +163,26 @@ test("a filter made again with the same options is the same filter: the module h
   const before = memory.buffer.byteLength;
   for (let i = 0; i < 20_000; i++) createFilter({ policy: { userIntent: "redact" } })(body);
   assert.equal(memory.buffer.byteLength, before);
+});
+
+test("what a filter call allocates is taken back when the next begins: large and small bodies, errors between, memory steady", () => {
+  const { memory } = start();
+  const filter = createFilter({ policy: { userIntent: "redact" } });
+  const rows = Array.from({ length: 20_000 }, (_, i) => ({ id: i, name: `row ${i}`, note: "é".repeat(10) }));
+  const large = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "t", arguments: { rows }, _meta: { [KEY]: { turnId: "t-1", userIntent: { text: "secret" } } } } });
+  const small = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "t", _meta: { [KEY]: { userIntent: { text: "secret" } } } } });
+  const plain = (out) => ({ ...out, lines: out.lines });
+  const first = [plain(filter(large)), plain(filter(small))];
+  assert.ok(!first[0].forward.includes("secret") && !first[1].forward.includes("secret"));
+  // Each allocation of a call is the next one's: a refused context between leaves no trace.
+  const refused = () => filter(small, { policy: {} });
+  assert.throws(refused, (error) => error instanceof RangeError && error.code === "unknown-option");
+  const held = memory.buffer.byteLength;
+  for (let n = 0; n < 20; n++) {
+    assert.deepEqual([plain(filter(large)), plain(filter(small))], first);
+    assert.throws(refused, { code: "unknown-option" });
+  }
+  assert.equal(memory.buffer.byteLength, held);
 });
 
 test("each message's id as it came, for the gateway's own answers: a 20-digit id stays exact", () => {

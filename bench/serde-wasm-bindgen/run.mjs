@@ -7,8 +7,13 @@
 // answer is left out of the package's figures: it is part of every call
 // (`run`), a copy of the bytes JS then reads. Medians of interleaved
 // rounds; it asserts only that both sides give the same values.
+// Then the object API's calls whole, the package's (the tape in, the
+// compact answer out) against the same call made the wasm-bindgen way
+// (every argument in and the result out by serde-wasm-bindgen, the core's
+// serde_json::Value API between): the ratio each path's form is kept by
+// (binding/src/lib.rs keeps the tape where it is 1.2× or more).
 //
-//   make bench-serde
+//   make bench-serde (part of make bench)
 
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -16,6 +21,7 @@ import { createRequire } from "node:module";
 
 import { Bench } from "tinybench";
 
+import * as api from "../../pkg/dist/index.mjs";
 import { Answer } from "../../pkg/dist/lib/answer.mjs";
 import * as glue from "../../pkg/dist/lib/glue-host.mjs";
 import { start } from "../../pkg/dist/lib/host.mjs";
@@ -72,20 +78,49 @@ const tasks = {
   "policy in, tape": () => { writer.begin(0, 0, 0); writer.options(policy); return writer.v; },
 };
 
-const medians = {};
-for (let round = 0; round < 5; round++) {
-  const bench = new Bench({ time: 150, warmupTime: 50 });
-  const entries = Object.entries(tasks);
-  for (let i = 0; i < entries.length; i++) {
-    const [name, task] = entries[(i + round) % entries.length];
-    bench.add(name, () => { for (let n = 0; n < 100; n++) task(); });
+/** Each task's median ns over 5 rounds, the tasks interleaved in a different order each round. */
+async function timed(tasks) {
+  const rounds = {};
+  for (let round = 0; round < 5; round++) {
+    const bench = new Bench({ time: 150, warmupTime: 50 });
+    const entries = Object.entries(tasks);
+    for (let i = 0; i < entries.length; i++) {
+      const [name, task] = entries[(i + round) % entries.length];
+      bench.add(name, () => { for (let n = 0; n < 100; n++) task(); });
+    }
+    await bench.run();
+    for (const task of bench.tasks) (rounds[task.name] ??= []).push((task.result.latency.p50 * 1e6) / 100);
   }
-  await bench.run();
-  for (const task of bench.tasks) (medians[task.name] ??= []).push((task.result.latency.p50 * 1e6) / 100);
+  return (name) => rounds[name].sort((a, b) => a - b)[2];
 }
-const median = (name) => medians[name].sort((a, b) => a - b)[2];
+
+const median = await timed(tasks);
 console.log("median ns per conversion (5 rounds)\n");
 for (const what of ["Report", "AuditRecord", "changes", "policy in"]) {
   const [slow, fast] = Object.keys(tasks).filter((name) => name.startsWith(`${what},`)).map(median);
   console.log(`${what.padEnd(12)} serde-wasm-bindgen ${slow.toFixed(0).padStart(6)}  package ${fast.toFixed(0).padStart(6)}  ratio ${(slow / fast).toFixed(1)}×`);
+}
+
+// --- The object API's calls, whole ------------------------------------------
+
+const invocation = sep.params._meta[table.keys.invocation];
+const bare = { ...sep, params: { name: sep.params.name, arguments: sep.params.arguments } };
+const calls = {
+  validate: [() => api.validate(sep), () => swb.validateCall(sep)],
+  sanitize: [() => api.sanitize(sep), () => swb.sanitizeCall(sep)],
+  stampInitiator: [() => api.stampInitiator(sep), () => swb.stampInitiatorCall(sep)],
+  attachInvocation: [() => api.attachInvocation(bare, invocation), () => swb.attachInvocationCall(bare, invocation)],
+  auditRecord: [() => api.auditRecord(sep), () => swb.auditRecordCall(sep)],
+};
+const whole = {};
+for (const [name, [ours, theirs]] of Object.entries(calls)) {
+  assert.deepEqual(ours(), theirs(), `${name}: the two forms differ`);
+  whole[`${name}, package`] = ours;
+  whole[`${name}, serde-wasm-bindgen`] = theirs;
+}
+const callMedian = await timed(whole);
+console.log("\nthe SEP example, median ns per call (5 rounds): serde-wasm-bindgen in and out / the package's tape\n");
+for (const name of Object.keys(calls)) {
+  const [fast, slow] = [`${name}, package`, `${name}, serde-wasm-bindgen`].map(callMedian);
+  console.log(`${name.padEnd(17)} serde-wasm-bindgen ${slow.toFixed(0).padStart(6)}  package ${fast.toFixed(0).padStart(6)}  ratio ${(slow / fast).toFixed(2)}×`);
 }

@@ -7,8 +7,6 @@
 //! target  := place:u8 field:u8 member:u8 name:opt      (NONE: no field, no member)
 //! put     := Remove | Text str | Bool bool:u8 | Object | Json json:str
 //!            | Copy input:u8 target        (PutKind; Object: an empty one)
-//! command := Help usage:str | Error why:str | Run handle:u32 file:str sanitize:opt
-//!                                          (CommandKind)
 //! record  := method:str tool:opt id asserted{4}:opt redacted:u8 (Redaction)
 //!            count:u32 (kind:u8 value:str key:str member:opt){count}  (correlation)
 //!            initiator:opt witnessed{3}:opt diagnostics valid:u8
@@ -22,26 +20,33 @@
 //!            (size: the bytes after it, so that JS can keep them and read them when asked;
 //!            where the message stands in what goes on, units from its start and after its
 //!            end, and whether that text is one line as it is: LineKind)
-//! line    := out:str sanitized:str counts:f64{6} exit:u8 hint:opt
-//!            (checked lines, or the summary)
 //! opt     := 0 | 1 str
 //! str     := len:u32 utf8[len]
 //! ```
 //!
 //! A choice's first byte is one of the `kinds!` below, which the JS side
 //! reads by name from the table; every other number is as written here.
+//! The host module writes reports, changes, edits, records and retries (feature
+//! `host`), the filter module outcomes and echoes (feature `filter`).
 
+#[cfg(feature = "host")]
 use mcp_provenance::audit::{AuditRecord, ClientAsserted, RequestId, Witnessed};
+#[cfg(feature = "host")]
 use mcp_provenance::diagnostics::{Change, Diagnostic, Report};
+#[cfg(feature = "host")]
 use mcp_provenance::edit::{Edit, Put, Target};
+#[cfg(feature = "filter")]
 use mcp_provenance::json;
-use mcp_provenance::wire::{Capture, Outcome, Seen, Verdict};
+#[cfg(feature = "filter")]
+use mcp_provenance::wire::{Outcome, Seen, Verdict};
+#[cfg(feature = "filter")]
 use std::borrow::Cow;
 
 /// Where each message that goes on stands in `text`: units from the start
 /// to it, and from its end to the end, counted as JS counts a string
 /// (UTF-16 code units) when `utf16`, else in bytes. One message alone is
 /// framed by whitespace, the same in both; a batch's are counted in one pass.
+#[cfg(feature = "filter")]
 fn places(text: &str, messages: &[Seen], utf16: bool) -> Vec<Option<(usize, usize)>> {
     let bytes = |at: &std::ops::Range<usize>| (at.start, text.len() - at.end.min(text.len()));
     if !utf16 || messages.len() < 2 {
@@ -95,33 +100,33 @@ macro_rules! kinds {
     };
 }
 
+#[cfg(feature = "host")]
 kinds! {
     /// How an edit's put is written, by its first byte.
     PutKind as "puts" { Remove, Text, Bool, Object, Json, Copy }
 }
 
-kinds! {
-    /// What the words of `check` ask for, by the answer's first byte.
-    CommandKind as "commands" { Help, Error, Run }
-}
-
+#[cfg(feature = "filter")]
 kinds! {
     /// What a filter does with the body, by the outcome's first byte:
     /// forward it as it came, forward the text that follows, or reject.
     VerdictKind as "verdicts" { AsItCame, Rewritten, Rejected }
 }
 
+#[cfg(feature = "host")]
 kinds! {
     /// What a record's request id is: none, a number (an f64 follows) or a
     /// string.
     IdKind as "ids" { NoId, Number, String }
 }
 
+#[cfg(feature = "host")]
 kinds! {
     /// What a record says of `userIntentRedacted`: nothing, false or true.
     Redaction as "redactions" { Unsaid, Kept, Redacted }
 }
 
+#[cfg(feature = "filter")]
 kinds! {
     /// What a message's log line is made of: none (the message was refused),
     /// its text as it goes on (one line already), or that text put on one
@@ -129,26 +134,19 @@ kinds! {
     LineKind as "lineKinds" { Refused, OneLine, Spread }
 }
 
-kinds! {
-    /// How `Op::Visible` shows a text: to a person on a terminal, as JSON
-    /// text, or as JSON text on one line (a log line's message).
-    Shown as "shown" { Terminal, Json, Line }
-}
-
 /// Every kind an answer's bytes stand for, for the description.
 #[cfg(test)]
-pub(super) const KINDS: [(&str, &[&str]); 7] = [
+pub(super) const KINDS: [(&str, &[&str]); 5] = [
     PutKind::NAMES,
-    CommandKind::NAMES,
     VerdictKind::NAMES,
     IdKind::NAMES,
     Redaction::NAMES,
     LineKind::NAMES,
-    Shown::NAMES,
 ];
 
 /// The client-asserted texts of a record, by name, in the order an answer
 /// holds them (the JS table lists the names: `record.clientAsserted`).
+#[cfg(feature = "host")]
 pub(super) fn asserted_texts(asserted: &ClientAsserted) -> [(&'static str, &Option<String>); 4] {
     [
         ("turnId", &asserted.turn_id),
@@ -160,6 +158,7 @@ pub(super) fn asserted_texts(asserted: &ClientAsserted) -> [(&'static str, &Opti
 
 /// The witnessed texts of a record, by name, in the order an answer holds
 /// them (the JS table lists the names: `record.witnessed`).
+#[cfg(feature = "host")]
 pub(super) fn witnessed_texts(witnessed: &Witnessed) -> [(&'static str, &Option<String>); 3] {
     [
         ("receivedAt", &witnessed.received_at),
@@ -194,11 +193,14 @@ impl Answer<'_> {
             None => self.u8(0),
         }
     }
+}
 
+#[cfg(feature = "host")]
+impl Answer<'_> {
     fn index(&mut self, index: Option<usize>) {
         self.u8(index
             .and_then(|index| u8::try_from(index).ok())
-            .unwrap_or(super::NONE));
+            .unwrap_or(crate::NONE));
     }
 
     pub(super) fn report(&mut self, report: &Report) {
@@ -305,7 +307,10 @@ impl Answer<'_> {
         self.u8(flags);
         self.u32(cut);
     }
+}
 
+#[cfg(feature = "filter")]
+impl Answer<'_> {
     /// A filter's outcome: what to do with the body, the filter's answers,
     /// and each message's account with where it stands in what goes on, in
     /// UTF-16 code units when the body came as a JS string (`utf16`), else bytes.
@@ -374,48 +379,6 @@ impl Answer<'_> {
         if let Some(prefix) = self.0.get_mut(sized..sized + 4) {
             prefix.copy_from_slice(&size.to_le_bytes());
         }
-    }
-
-    /// Checked lines: what to print, what to write, and the counts so far.
-    /// What a piece of a capture (or its end) came to: what to print, what
-    /// to write, the counts so far and the exit code they make.
-    pub(super) fn line(&mut self, out: &str, sanitized: &str, capture: &Capture) {
-        // Room for it all at once: grown by doubling, a long line's answer
-        // would leave each smaller room behind until the call ends.
-        self.0.reserve(out.len() + sanitized.len() + 128);
-        self.str(out);
-        self.str(sanitized);
-        // In the order the JS table names them (`counts`).
-        for (_, count) in capture.counts().reported() {
-            self.0.extend_from_slice(&(count as f64).to_le_bytes());
-        }
-        self.u8(capture.exit_code());
-        self.opt(capture.hint());
-    }
-
-    /// `check --help`: the text to print.
-    pub(super) fn command_help(&mut self, usage: &str) {
-        self.u8(CommandKind::Help as u8);
-        self.str(usage);
-    }
-
-    /// `check` with bad words: what is wrong.
-    pub(super) fn command_error(&mut self, why: &str) {
-        self.u8(CommandKind::Error as u8);
-        self.str(why);
-    }
-
-    /// `check` to run: the capture's handle, the file to read and where to write.
-    pub(super) fn command_run(&mut self, handle: usize, file: &str, sanitize: Option<&str>) {
-        self.u8(CommandKind::Run as u8);
-        self.u32(u32::try_from(handle).unwrap_or(u32::MAX));
-        self.str(file);
-        self.opt(sanitize);
-    }
-
-    /// One string, alone: the whole answer.
-    pub(super) fn text(&mut self, text: &str) {
-        self.str(text);
     }
 
     fn strs(&mut self, texts: &[String]) {

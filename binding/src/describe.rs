@@ -8,8 +8,9 @@
 //! it anew). It is compiled for that test alone: the `.wasm` holds none of it.
 
 use super::answer::{KINDS, asserted_texts, witnessed_texts};
-use super::tape::{RECORD, UNFINISHED, WHAT, WHOLE};
-use super::{BODY, ERROR, MALFORMED, NONE, Op, RECORDS, RETRY, STRINGS, VALUES, first_read};
+use super::run::{ERROR, MALFORMED, Op, RECORDS, RETRY, STRINGS, VALUES, cut, first_read};
+use super::tape::{RECORD, UNFINISHED, WHOLE};
+use super::{MAX_NAME_CHARS, NONE, WHAT};
 use mcp_provenance::audit::{AuditContext, ClientAsserted, Witnessed};
 use mcp_provenance::correlation::{self, CorrelationKind};
 use mcp_provenance::diagnostics::{Action, Code, Rule, Severity};
@@ -33,10 +34,6 @@ const MAX_VALUES: u32 = 1_048_576;
 const MAX_VALUE_BYTES: u32 = 64 << 20;
 /// The longest string an option may be, in UTF-16 code units (`longOption`).
 const MAX_OPTION_CHARS: u32 = 65_536;
-/// The longest member name JS reads, in UTF-16 code units (`longName`): a
-/// name is compared and edited by its whole value, never by a cut, so one
-/// longer is refused.
-const MAX_NAME_CHARS: u32 = 65_536;
 
 /// The most records a tape holds, header included: the room JS keeps for
 /// them (a message has 44 at most; a call reads at most two, and an option
@@ -69,7 +66,7 @@ fn description() -> Value {
             "ARRAY_WHOLE": compact::ARRAY_WHOLE, "OBJECT_WHOLE": compact::OBJECT_WHOLE,
             "UNREADABLE": compact::UNREADABLE, "CUT": compact::CUT, "LOSSY": compact::LOSSY,
         },
-        "areas": { "records": RECORDS, "strings": STRINGS, "values": VALUES, "body": BODY },
+        "areas": { "records": RECORDS, "strings": STRINGS, "values": VALUES },
         "none": { "field": NONE },
         "counts": mcp_provenance::wire::Counts::default().reported().map(|(name, _)| name),
         "record": {
@@ -78,7 +75,7 @@ fn description() -> Value {
         },
         "status": { "ERROR": ERROR, "RETRY": RETRY, "MALFORMED": MALFORMED },
         "limits": {
-            "cut": super::cut(&Policy::default()),
+            "cut": cut(&Policy::default()),
             "unfinished": UNFINISHED,
             "record": RECORD,
             "records": MAX_RECORDS,

@@ -29,7 +29,7 @@
 //! values it was in unfinished (their size `UNFINISHED`): [`Unreadable`]
 //! says where.
 
-use super::NONE;
+use crate::{NONE, WHAT};
 use mcp_provenance::json::compact;
 use mcp_provenance::json::{Number, Slot, Text, Tree};
 use mcp_provenance::keys::KeyOptions;
@@ -44,30 +44,6 @@ pub(super) const WHOLE: u8 = 2;
 
 /// The size and count a container has while JS has not finished it.
 pub(super) const UNFINISHED: u32 = u32::MAX;
-
-/// Why JS could not read a value as JSON, by the byte after `UNREADABLE`:
-/// the name JS knows it by, and what a message says of it.
-pub(super) const WHAT: [(&str, &str); 13] = [
-    ("threw", "a getter or Proxy trap threw"),
-    ("bigint", "a BigInt"),
-    ("symbol", "a symbol"),
-    ("function", "a function"),
-    (
-        "notPlain",
-        "an object that is not plain JSON (a class instance, a Date, a Map…)",
-    ),
-    ("notFinite", "a number JSON cannot hold"),
-    ("cycle", "a cycle"),
-    ("tooDeep", "nesting deeper than 128 levels"),
-    ("tooLong", "an array of more than 1048576 items"),
-    ("tooMany", "more than 1048576 values in one argument"),
-    ("tooLarge", "more than 64 MiB of values in one argument"),
-    (
-        "longOption",
-        "an option string of more than 65536 characters",
-    ),
-    ("longName", "a member name of more than 65536 characters"),
-];
 
 /// What the header of a tape says.
 #[derive(Clone, Copy)]

@@ -4,18 +4,40 @@
 // body to refuse with; the filter's own answers to refused requests of a
 // batch; and one JSON line per message for the log. Every decision is the
 // core's (src/wire/); this file only moves data.
-import { table } from "./table.mjs";
+import { Answer } from "./lib/answer.mjs";
 import { call, instance } from "./lib/filter.mjs";
-
-/** How the core shows a text (binding/src/answer.rs `Shown`): here, JSON text on one line. */
-const ON_ONE_LINE = table.shown.indexOf("line");
+import { table } from "./table.mjs";
 
 /** A message's JSON text on one line, as a log line holds it: the core's (AI-13), asked only when a line is read. */
-function oneLine(text) {
-  return call("Visible", (w) => {
-    w.whole(ON_ONE_LINE);
-    w.whole(w.body(text));
-  }, (answer) => answer.str());
+const oneLine = (text) => call((glue) => glue.oneLine(text));
+
+const encoder = new TextEncoder();
+/** The module's room for a body, as a view (binding/src/filter.rs `bodyRoom`). */
+let room = new Uint8Array(0);
+let roomIn;
+/**
+ * Writes a body into the module's room for it, as UTF-8 (binding/src/filter.rs
+ * `bodyRoom`); how many bytes. A string that is not well-formed UTF-16 has
+ * no UTF-8 form: it goes over as one byte no UTF-8 text holds, and the core
+ * refuses it as it refuses any body that is not UTF-8 (no silent U+FFFD).
+ */
+function write(glue, body) {
+  const length = typeof body === "string" ? 3 * body.length : body.length;
+  // The view kept from the last call, while it has the room (a detached one
+  // has none) and the module is the one it views.
+  if (room.byteLength < length || roomIn !== instance()) {
+    room = glue.bodyRoom(length);
+    roomIn = instance();
+  }
+  if (typeof body !== "string") {
+    room.set(body);
+    return body.length;
+  }
+  const { written } = encoder.encodeInto(body, room);
+  // A byte a code unit: all ASCII, well-formed.
+  if (written === body.length || body.isWellFormed()) return written;
+  room[0] = 0xff;
+  return 1;
 }
 
 /** A `TypeError` with a code, for a body or answer that is neither text nor bytes. */
@@ -34,65 +56,89 @@ function notABody() {
 const made = new Map();
 let madeIn;
 
-/** The most a snapshot of options holds; past it, the core reads the options (bounding its own reading). */
-const SNAPSHOT_BOUNDS = { depth: 64, values: 10_000 };
+/** The most a copy holds (the core's bounds on a value read whole): deeper, or more values, is refused. */
+const { depth: MAX_DEPTH, values: MAX_VALUES } = table.limits;
 
-/**
- * `options` read once: a copy of plain JSON data (each getter and Proxy trap
- * run once, here), and its JSON text, the key of the filter made from it.
- * Undefined when no copy can be faithful, its JSON text saying all the core
- * would read: a value JSON has none for (a function, a symbol, a BigInt, a
- * number that is not finite, an object that is not plain), a cycle, a getter
- * that throws, more than the bounds. A member that is undefined stays so: the
- * core reads it as absent, as JSON does.
- */
-function snapshot(options) {
-  try {
-    const copy = plainCopy(options, { ...SNAPSHOT_BOUNDS, ancestors: [] });
-    return { copy, key: String(JSON.stringify(copy)) };
-  } catch {
-    return undefined;
+/** What JSON cannot hold, by its name in the core's table (`what`), met while copying. */
+class NotJson {
+  constructor(what) {
+    this.what = what;
   }
 }
 
-/** A plain copy of `value`, within what is `left` of the bounds; throws on what JSON cannot hold. */
+/**
+ * `value` read once: a copy of plain JSON data (each getter and Proxy trap
+ * run once, here), and its JSON text. What the core reads is the copy; where
+ * no copy can be faithful, the core's `unreadable` error says where and why:
+ * a value JSON has none for (a function, a symbol, a BigInt, a number that
+ * is not finite, an object that is not plain), a cycle, a getter that
+ * throws, more than the bounds. A member that is undefined stays so: the
+ * core reads it as absent, as JSON does.
+ */
+function snapshot(value) {
+  const left = { values: MAX_VALUES, ancestors: [], path: [] };
+  let copy;
+  try {
+    copy = plainCopy(value, left);
+  } catch (thrown) {
+    const path = left.path.map((name) => `/${String(name).replaceAll("~", "~0").replaceAll("/", "~1")}`).join("");
+    throw call((glue) => glue.unreadable(path, thrown instanceof NotJson ? thrown.what : "threw"));
+  }
+  return { copy, key: String(JSON.stringify(copy)) };
+}
+
+/** What a scalar is that JSON cannot hold, by its type. */
+const NOT_JSON = { bigint: "bigint", symbol: "symbol", function: "function", number: "notFinite" };
+
+/** A plain copy of `value`, within what is `left` of the bounds; throws a NotJson, `left.path` where. */
 function plainCopy(value, left) {
-  if (--left.values < 0) throw new RangeError("too many values");
+  if (--left.values < 0) throw new NotJson("tooMany");
   if (typeof value !== "object" || value === null) {
     if (value === undefined || value === null || typeof value === "string" || typeof value === "boolean" || Number.isFinite(value)) return value;
-    throw new TypeError("not JSON");
+    throw new NotJson(NOT_JSON[typeof value]);
   }
   const prototype = Object.getPrototypeOf(value);
-  const plain = Array.isArray(value) || prototype === null || Object.getPrototypeOf(prototype) === null;
-  if (!plain || left.ancestors.includes(value) || left.ancestors.length >= left.depth) throw new TypeError("not plain JSON");
+  if (!Array.isArray(value) && prototype !== null && Object.getPrototypeOf(prototype) !== null) throw new NotJson("notPlain");
+  if (left.ancestors.includes(value)) throw new NotJson("cycle");
+  if (left.ancestors.length >= MAX_DEPTH) throw new NotJson("tooDeep");
   left.ancestors.push(value);
   let copy;
   if (Array.isArray(value)) {
     const { length } = value;
-    if (length > left.values) throw new RangeError("too many values");
-    copy = Array.from({ length }, (_, i) => plainCopy(value[i], left));
+    if (length > left.values) throw new NotJson("tooMany");
+    copy = new Array(length);
+    for (let i = 0; i < length; i++) {
+      left.path.push(i);
+      copy[i] = plainCopy(value[i], left);
+      left.path.pop();
+    }
   } else {
-    copy = Object.fromEntries(Object.keys(value).map((name) => [name, plainCopy(value[name], left)]));
+    copy = {};
+    for (const name of Object.keys(value)) {
+      left.path.push(name);
+      const item = plainCopy(value[name], left);
+      if (item !== undefined) copy[name] = item;
+      left.path.pop();
+    }
   }
   left.ancestors.pop();
   return copy;
 }
 
 /**
- * Makes a filter in the module from options read once (or finds it made);
- * its handle, and the options it was made from.
+ * Makes a filter in the module from options read once (or finds it made):
+ * the filter, and the copy of the options it was made from.
  */
 function make(options) {
   if (madeIn !== instance()) made.clear();
   madeIn = instance();
-  const read = snapshot(options);
-  // Without a faithful copy, the core reads the options themselves and says what is wrong with them.
-  const from = read === undefined ? options : read.copy;
-  const found = read === undefined ? undefined : made.get(read.key);
-  if (found !== undefined) return { handle: found, from };
-  const handle = call("CreateFilter", (w) => w.options(from), (_, created) => created);
-  if (read !== undefined) made.set(read.key, handle);
-  return { handle, from };
+  const { copy, key } = snapshot(options);
+  let filter = made.get(key);
+  if (filter === undefined) {
+    filter = call((glue) => new glue.Filter(copy));
+    made.set(key, filter);
+  }
+  return { filter, copy };
 }
 
 /**
@@ -107,38 +153,28 @@ function make(options) {
  * ```
  */
 export function createFilter(options) {
-  const first = make(options);
-  let handle = first.handle;
+  let { filter: made, copy } = make(options);
   let madeFor = instance();
-  // What was read and checked, kept to make the filter again in a module
-  // that restarted after a trap (the caller's object may have changed since).
-  const kept = first.from;
-  /** The filter's handle in the module as it is now (made again after a restart). */
+  /** The filter in the module as it is now (made again, from the copy, after a restart). */
   const current = () => {
     if (instance() !== madeFor) {
-      handle = make(kept).handle;
+      made = make(copy).filter;
       madeFor = instance();
     }
-    return handle;
+    return made;
   };
   function filter(body, context) {
     if (typeof body !== "string" && !(body instanceof Uint8Array)) throw notABody();
-    return call("Filter", (w) => {
-      w.whole(current());
-      w.whole(w.body(body));
-      w.whole(typeof body === "string");
-      w.whole(context);
-    }, (answer) => answer.outcome(body, oneLine));
+    const given = context === undefined ? undefined : snapshot(context).copy;
+    const outcome = call((glue) => current().filter(write(glue, body), typeof body === "string", given));
+    return new Answer(outcome, 0).outcome(body, oneLine);
   }
   filter.echo = function echo(answer, forwarded) {
     if (typeof answer !== "string" && !(answer instanceof Uint8Array)) throw notABody();
     const turns = forwarded?.turns;
     if (!Array.isArray(turns)) throw notAnOutcome();
-    return call("Echo", (w) => {
-      w.whole(current());
-      w.whole(w.body(answer));
-      w.whole(turns.filter((turn) => typeof turn === "string"));
-    }, (reply) => reply.echoed(answer));
+    const notes = turns.filter((turn) => typeof turn === "string");
+    return new Answer(call((glue) => current().echo(write(glue, answer), notes)), 0).echoed(answer);
   };
   return filter;
 }

@@ -172,9 +172,8 @@ impl Capture {
     /// A capture to read through `check`.
     pub fn new(check: Check) -> Self {
         // Room for the longest line held, made once: a line that goes on is
-        // held without growing (the npm module takes back at each call
-        // whatever a call allocates, and keeps only what was made with it;
-        // its command line keeps the bound within MAX_LINE_BOUND).
+        // held without growing, its memory never moved from piece to piece
+        // (the command line keeps the bound within MAX_LINE_BOUND).
         let room = check.max_line.min(MAX_LINE_BOUND) + 1;
         Capture {
             held: Vec::with_capacity(room),

@@ -4,7 +4,8 @@
 use std::cell::RefCell;
 
 use mcp_provenance::{
-    AuditContext, AuditRecord, Report, ValidateOptions, audit_record, sanitize, validate,
+    AuditContext, AuditRecord, Initiator, KeyOptions, Report, ValidateOptions, attach_invocation,
+    audit_record, sanitize, stamp_initiator, validate,
 };
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
@@ -54,4 +55,51 @@ pub fn changes() -> JsValue {
 pub fn options(value: JsValue) -> usize {
     serde_wasm_bindgen::from_value::<serde_json::Map<String, Value>>(value)
         .map_or(0, |map| map.len())
+}
+
+// The object API's calls made whole the wasm-bindgen way: each argument
+// brought in by serde-wasm-bindgen, the core's serde_json::Value API, and
+// the result made a JS value by serde-wasm-bindgen (as JSON would hold it:
+// objects, not Maps). run.mjs times each against the package's own call.
+
+fn value(from: JsValue) -> Value {
+    serde_wasm_bindgen::from_value(from).expect("JSON")
+}
+
+fn js<T: serde::Serialize>(made: &T) -> JsValue {
+    made.serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .expect("serializable")
+}
+
+/// `validate(message)`: its report.
+#[wasm_bindgen(js_name = validateCall)]
+pub fn validate_call(message: JsValue) -> JsValue {
+    js(&validate(&value(message), &ValidateOptions::default()))
+}
+
+/// `sanitize(message)`: `{message, changes}`.
+#[wasm_bindgen(js_name = sanitizeCall)]
+pub fn sanitize_call(message: JsValue) -> JsValue {
+    let sanitized = sanitize(value(message), &Default::default()).expect("a request");
+    js(&serde_json::json!({ "message": sanitized.message, "changes": sanitized.changes }))
+}
+
+/// `stampInitiator(request)`: the request stamped.
+#[wasm_bindgen(js_name = stampInitiatorCall)]
+pub fn stamp_initiator_call(request: JsValue) -> JsValue {
+    let keys = KeyOptions::default();
+    js(&stamp_initiator(value(request), Initiator::default(), &keys).expect("a request"))
+}
+
+/// `attachInvocation(request, invocation)`: the request with the envelope.
+#[wasm_bindgen(js_name = attachInvocationCall)]
+pub fn attach_invocation_call(request: JsValue, invocation: JsValue) -> JsValue {
+    let keys = KeyOptions::default();
+    js(&attach_invocation(value(request), value(invocation), &keys).expect("a request"))
+}
+
+/// `auditRecord(request)`: its record.
+#[wasm_bindgen(js_name = auditRecordCall)]
+pub fn audit_record_call(request: JsValue) -> JsValue {
+    js(&audit_record(&value(request), &AuditContext::default()).expect("a request"))
 }

@@ -4,7 +4,7 @@
 
 import { readEnvelope, readMessage, table } from "../table.mjs";
 import { apply } from "./answer.mjs";
-import { call } from "./host.mjs";
+import { call, glue, guard } from "./host.mjs";
 
 const { FIELDS, WHOLE } = table.flags;
 const { keys: CORRELATION_KEYS, option: CORRELATION_OPTION } = table.correlation;
@@ -93,11 +93,11 @@ export function liftLegacyArguments(request, options) {
 }
 
 export function isValidMetaKey(key) {
-  return call("IsValidMetaKey", (w) => w.key(key), (_, status) => status === 1);
+  return guard(() => glue.isValidMetaKey(key));
 }
 
 export function isReservedMetaKey(key) {
-  return call("IsReservedMetaKey", (w) => w.key(key), (_, status) => status === 1);
+  return guard(() => glue.isReservedMetaKey(key));
 }
 
 /** `given` over `bound`: a call's own options merged over the bound ones (anything else is passed on as it is, for the core to refuse). */

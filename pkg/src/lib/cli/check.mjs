@@ -36,26 +36,18 @@ async function open(file, io) {
   return { pieces: pieces(), total: size, close: () => handle.close() };
 }
 
-/** A piece of the capture through the core's check: what to print, what to write, the counts so far. */
-function checkPiece(handle, bytes) {
-  return call("CheckPiece", (w) => {
-    w.whole(handle);
-    w.whole(w.body(bytes));
-  }, (answer) => answer.line());
-}
-
 /**
  * Runs `check` with `argv` (the words after "check"); `io` holds stdin,
  * stdout, stderr (streams) and whether stderr is a terminal. The exit code.
  */
 export async function check(argv, io) {
-  const command = call("CreateCheck", (w) => w.options({ words: argv }), (answer) => answer.command());
+  const command = call((glue) => new glue.Check(argv.map(String)));
   if (command.help !== undefined) {
     io.stdout.write(command.help);
     return 0;
   }
   if (command.error !== undefined) throw new UsageError(command.error, "check");
-  const { handle, file, sanitize } = command;
+  const { file, sanitize } = command;
   let input;
   try {
     input = await open(file, io);
@@ -66,7 +58,7 @@ export async function check(argv, io) {
   let out;
   try {
     out = sanitize === undefined ? undefined : await openFile(sanitize, "w");
-    return await run(handle, input, out, io);
+    return await run(command, input, out, io);
   } catch (error) {
     if (error.syscall === "read") io.stderr.write(`mcp-provenance check: cannot read ${file}: ${error.code}\n`);
     else if (["open", "write"].includes(error.syscall)) io.stderr.write(`mcp-provenance check: cannot write: ${error.code}\n`);
@@ -78,8 +70,12 @@ export async function check(argv, io) {
   }
 }
 
-/** Reads `input` through the capture `handle`, printing and writing `out` as it goes; the exit code. */
-async function run(handle, input, out, io) {
+/**
+ * Reads `input` through the capture `command` holds (a `Check` of the
+ * module: each piece's lines and counts, then the end's), printing and
+ * writing `out` as it goes; the exit code.
+ */
+async function run(command, input, out, io) {
   const write = async (piece) => {
     if (piece.out !== "" && !io.stdout.write(piece.out)) await once(io.stdout, "drain");
     if (out && piece.sanitized.length > 0) await out.writeFile(piece.sanitized);
@@ -94,7 +90,7 @@ async function run(handle, input, out, io) {
   try {
     for await (const chunk of input.pieces) {
       read += chunk.length;
-      const piece = checkPiece(handle, chunk);
+      const piece = call(() => command.read(chunk));
       counts = piece.counts;
       await write(piece);
     }
@@ -102,7 +98,7 @@ async function run(handle, input, out, io) {
     clearInterval(progress);
   }
   if (shown) io.stderr.write("\n");
-  const end = call("CheckEnd", (w) => w.whole(handle), (answer) => answer.line());
+  const end = call(() => command.end());
   await write(end);
   if (end.hint !== undefined) io.stderr.write(`mcp-provenance check: ${end.hint}\n`);
   return end.exit;

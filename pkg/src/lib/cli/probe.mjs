@@ -110,10 +110,7 @@ class ProbeFailure extends Error {}
  * surrogate, which no UTF-8 text holds, is shown as U+FFFD.
  */
 function shown(text, json) {
-  return call("Visible", (w) => {
-    w.whole(table.shown.indexOf(json ? "json" : "terminal"));
-    w.whole(w.body(text.toWellFormed()));
-  }, (answer) => answer.str());
+  return call((glue) => glue.visible(text.toWellFormed(), json));
 }
 
 /** `text` for a terminal. */

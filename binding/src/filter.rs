@@ -1,0 +1,242 @@
+//! The filter module's exports (feature `filter`): the gateway's filter and
+//! echo, `mcp-provenance check`, and the text shown of the wire, as
+//! wasm-bindgen classes and functions. A body is written by JS straight
+//! into the module's memory ([`body_room`]) and its outcome crosses as one
+//! `Vec<u8>` out (the compact form of [`Answer::outcome`], which JS reads
+//! lazily: a gateway that only forwards reads none of its accounts);
+//! options and contexts, plain JSON copies JS made of them, as JS values
+//! read with serde-wasm-bindgen.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+
+use mcp_provenance::message::Unreadable;
+use mcp_provenance::wire::{CHECK_USAGE, Capture, CheckCommand, FilterContext, Printed};
+use mcp_provenance::{Error, json, text};
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+use crate::answer::Answer;
+use crate::{WHAT, thrown, within};
+
+/// A JS value, a plain JSON copy, as the `serde_json::Value` the core's
+/// `from_value` reads; `null` for `undefined`.
+fn value(from: &JsValue) -> Result<serde_json::Value, JsValue> {
+    if from.is_undefined() {
+        return Ok(serde_json::Value::Null);
+    }
+    serde_wasm_bindgen::from_value(from.clone()).map_err(|error| {
+        thrown(
+            &Unreadable {
+                path: String::new(),
+                what: error.to_string().into(),
+            }
+            .error(),
+        )
+    })
+}
+
+thread_local! {
+    /// Where JS writes the body a filter reads next ([`body_room`]).
+    static BODY: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Room for a body of at least `len` bytes in the module's memory, as a
+/// view JS writes it into: a JS string with `TextEncoder.encodeInto`, bytes
+/// with `set`. The room stays where it is until more is asked for, so JS
+/// keeps the view until it is too small or detached (by the memory
+/// growing). A string body written by wasm-bindgen's own `&str` (a loop over
+/// its characters in JS) or encoded first and copied (`&[u8]`) made the
+/// filter 1.18× slower on the SEP example and on 0.7 MB of rows (`make
+/// bench`).
+#[wasm_bindgen(js_name = bodyRoom)]
+pub fn body_room(len: usize) -> js_sys::Uint8Array {
+    BODY.with_borrow_mut(|body| {
+        if body.len() < len {
+            body.resize(len.next_power_of_two(), 0);
+        }
+        // SAFETY: the room moves only here, when it grows, and JS asks for
+        // a view anew then; the module writes to it nowhere else, and a
+        // view of memory that grew is detached, never stale.
+        unsafe { js_sys::Uint8Array::view(body) }
+    })
+}
+
+/// The first `len` bytes JS wrote into the body's room, to `read`.
+fn body<T>(len: usize, read: impl FnOnce(&[u8]) -> T) -> T {
+    BODY.with_borrow(|body| read(body.get(..len).unwrap_or_default()))
+}
+
+fn or_thrown<T>(result: Result<T, Error>) -> Result<T, JsValue> {
+    result.map_err(|error| thrown(&error))
+}
+
+/// What `createFilter` throws for options, or a filter for a context, that
+/// JS could not copy as JSON: `what` (a name of the table's `what`) stood at
+/// `path`, an RFC 6901 pointer.
+#[wasm_bindgen]
+pub fn unreadable(path: String, what: &str) -> JsValue {
+    let what = WHAT
+        .iter()
+        .find(|(name, _)| *name == what)
+        .map_or("a value JSON cannot hold", |(_, text)| text);
+    thrown(
+        &Unreadable {
+            path,
+            what: what.into(),
+        }
+        .error(),
+    )
+}
+
+/// A filter for the bodies of HTTP requests on their way to an MCP server
+/// (`createFilter` in gateway.d.ts, which JS wraps around it).
+#[wasm_bindgen]
+pub struct Filter(mcp_provenance::Filter);
+
+#[wasm_bindgen]
+impl Filter {
+    /// A filter made from `options`, a plain JSON copy (`undefined` for the
+    /// defaults); the core's error, thrown, for options it refuses.
+    #[wasm_bindgen(constructor)]
+    pub fn new(options: &JsValue) -> Result<Filter, JsValue> {
+        or_thrown(mcp_provenance::Filter::from_value(&value(options)?)).map(Filter)
+    }
+
+    /// The outcome of the body of `len` bytes in its room (whose text came
+    /// as a JS string when `utf16`, so that where each message stands is
+    /// counted in UTF-16 code units) under `context`, a plain JSON copy or
+    /// `undefined`: the compact form `outcome` of answer.rs.
+    pub fn filter(&self, len: usize, utf16: bool, context: &JsValue) -> Result<Vec<u8>, JsValue> {
+        within(|| {
+            let context = or_thrown(FilterContext::from_value(&value(context)?))?;
+            let mut out = Vec::new();
+            body(len, |body| {
+                Answer(&mut out).outcome(&self.0.filter(body, &context), utf16);
+            });
+            Ok(out)
+        })
+    }
+
+    /// `filter.echo(answer, forwarded)` on the answer of `len` bytes in the
+    /// body's room: the answer as it came, rewritten, or unreadable, after
+    /// the `turns` of the outcome it answers (the compact form `echoed` of
+    /// answer.rs).
+    pub fn echo(&self, len: usize, turns: Vec<String>) -> Vec<u8> {
+        within(|| {
+            let mut out = Vec::new();
+            body(len, |answer| {
+                let echoed = self.0.echo(answer, turns.iter().map(String::as_str));
+                Answer(&mut out).echoed(echoed.as_ref());
+            });
+            out
+        })
+    }
+}
+
+/// `mcp-provenance check` with the words after `check`: the help to print,
+/// what is wrong with the words, or the capture to read, a piece at a time.
+#[wasm_bindgen]
+pub struct Check {
+    /// `--help`: the text to print.
+    #[wasm_bindgen(getter_with_clone)]
+    pub help: Option<String>,
+    /// What is wrong with the words, one line.
+    #[wasm_bindgen(getter_with_clone)]
+    pub error: Option<String>,
+    /// The capture to read (`-`: standard input).
+    #[wasm_bindgen(getter_with_clone)]
+    pub file: Option<String>,
+    /// Where to write each line as it goes on.
+    #[wasm_bindgen(getter_with_clone)]
+    pub sanitize: Option<String>,
+    capture: Option<Capture>,
+}
+
+/// What a piece of a capture, or its end, came to.
+#[derive(Serialize)]
+struct Line<'a> {
+    /// What to print.
+    out: &'a str,
+    /// What to write to the sanitized copy, as bytes.
+    #[serde(with = "serde_bytes")]
+    sanitized: &'a [u8],
+    /// The counts so far, by name.
+    counts: BTreeMap<&'static str, u64>,
+    /// The exit code they make.
+    exit: u8,
+    /// A hint for standard error, at the end.
+    hint: Option<&'static str>,
+}
+
+#[wasm_bindgen]
+impl Check {
+    /// The command `words` ask for.
+    #[wasm_bindgen(constructor)]
+    pub fn new(words: Vec<String>) -> Check {
+        let mut command = Check {
+            help: None,
+            error: None,
+            file: None,
+            sanitize: None,
+            capture: None,
+        };
+        match CheckCommand::parse(&words) {
+            Ok(CheckCommand::Help) => command.help = Some(CHECK_USAGE.to_string()),
+            Err(why) => command.error = Some(why),
+            Ok(CheckCommand::Run {
+                file,
+                sanitize,
+                check,
+            }) => {
+                command.file = Some(file);
+                command.sanitize = sanitize;
+                command.capture = Some(Capture::new(*check));
+            }
+        }
+        command
+    }
+
+    /// The next piece of the capture: `{out, sanitized, counts, exit, hint}`.
+    pub fn read(&mut self, piece: &[u8]) -> JsValue {
+        self.line(|capture, printed| capture.read(piece, printed))
+    }
+
+    /// The end of the capture: its last lines and the summary.
+    pub fn end(&mut self) -> JsValue {
+        self.line(|capture, printed| {
+            capture.end(printed);
+            printed.out.push_str(&capture.summary());
+        })
+    }
+
+    fn line(&mut self, read: impl FnOnce(&mut Capture, &mut Printed)) -> JsValue {
+        let Some(capture) = self.capture.as_mut() else {
+            return JsValue::UNDEFINED;
+        };
+        let mut printed = Printed::default();
+        read(capture, &mut printed);
+        let line = Line {
+            out: &printed.out,
+            sanitized: printed.sanitized.as_bytes(),
+            counts: capture.counts().reported().into_iter().collect(),
+            exit: capture.exit_code(),
+            hint: capture.hint(),
+        };
+        let plain = serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true);
+        line.serialize(&plain).unwrap_or(JsValue::UNDEFINED)
+    }
+}
+
+/// Text from the wire as a person may be shown it (AI-16): for a terminal,
+/// or inside JSON text when `json`.
+#[wasm_bindgen]
+pub fn visible(text: &str, json: bool) -> String {
+    text::visible(text, json)
+}
+
+/// JSON text on one line, a log line's message (AI-13).
+#[wasm_bindgen(js_name = oneLine)]
+pub fn one_line(text: &str) -> String {
+    json::one_line(text).into_owned()
+}
