@@ -17,19 +17,20 @@ import { root, runInChromium, userProject } from "./user.mjs";
 
 /**
  * The bound of the host entry, gzipped: the issue aimed at 45 KB, wasm and
- * JS. The split measured 95.4 KB (97,668 bytes), against 174.4 KB for the
- * gateway entry (the filter module). The host module is the floor: 149 KB
- * raw, 67.6 KB gzipped after wasm-opt -Os, but shipped base64 inside JS
+ * JS. The split measured 94.0 KB (96,215 bytes), against 213.6 KB for the
+ * gateway entry (the filter module). The host module is the floor: 144.3 KB
+ * raw, 66.4 KB gzipped after wasm-opt -Os, but shipped base64 inside JS
  * (so that every bundler takes it with no asset to copy), which gzips to
- * 86.8 KB; the JS of the object API (table, writer, answer, boundary, API)
- * is some 20 KB more. What the host module holds is the object API's own
+ * 83.8 KB; the JS of the object API (table, writer, answer, boundary, API)
+ * is some 10 KB more. What the host module holds is the object API's own
  * work: the tape's reader, the rules (validate, sanitize, audit, the
  * initiator, the envelope, correlation ids), the policy and options they
- * read, and their messages: 45 KB is out of reach under this design. The bound is what the split achieves, rounded up to
- * the next KB, with 2 KB of headroom: it fails when the host entry grows,
- * or when the filter module (295 KB raw, 123 KB gzipped) leaks into it.
+ * read, and their messages: 45 KB is out of reach under this design. The
+ * bound is what the split achieves, rounded up to the next KB, with 2 KB of
+ * headroom: it fails when the host entry grows, or when the filter module
+ * (348 KB raw, 157 KB gzipped) leaks into it.
  */
-const HOST_BOUND = 98 * 1024;
+const HOST_BOUND = 97 * 1024;
 
 const HOST_APP = `
 import { stampInitiator, UI_KEY } from "mcp-provenance";
