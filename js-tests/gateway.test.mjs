@@ -185,6 +185,17 @@ test("what a filter call allocates is taken back when the next begins: large and
   assert.equal(memory.buffer.byteLength, held);
 });
 
+test("a filter made before its module starts afresh (after a trap) is made again, from the options it read, and answers as before", () => {
+  const filter = createFilter({ policy: { userIntent: "redact" } });
+  const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "t", _meta: { [KEY]: { userIntent: { text: "secret" } } } } });
+  const before = filter(body);
+  assert.ok(!before.forward.includes("secret"));
+  start();
+  const after = filter(body);
+  assert.equal(after.forward, before.forward);
+  assert.equal(filter.echo('{"jsonrpc":"2.0","id":1,"result":{}}', after), '{"jsonrpc":"2.0","id":1,"result":{}}');
+});
+
 test("each message's id as it came, for the gateway's own answers: a 20-digit id stays exact", () => {
   const out = createFilter()('[{"jsonrpc":"2.0","id":12345678901234567890,"method":"ping"}, {"id":"r\\u0031","method":"ping"}, {"method":"notifications/x"}, {"id":1,"id":2,"method":"m"}]');
   assert.deepEqual(out.ids, ["12345678901234567890", '"r\\u0031"', undefined, undefined]);

@@ -68,14 +68,14 @@ class NotJson {
 
 /**
  * `value` read once: a copy of plain JSON data (each getter and Proxy trap
- * run once, here), and its JSON text. What the core reads is the copy; where
+ * run once, here). What the core reads is the copy; where
  * no copy can be faithful, the core's `unreadable` error says where and why:
  * a value JSON has none for (a function, a symbol, a BigInt, a number that
  * is not finite, an object that is not plain), a cycle, a getter that
  * throws, more than the bounds. A member that is undefined stays so: the
  * core reads it as absent, as JSON does.
  */
-function snapshot(value) {
+function copied(value) {
   const left = { values: MAX_VALUES, ancestors: [], path: [] };
   let copy;
   try {
@@ -84,7 +84,7 @@ function snapshot(value) {
     const path = left.path.map((name) => `/${String(name).replaceAll("~", "~0").replaceAll("/", "~1")}`).join("");
     throw call((glue) => glue.unreadable(path, thrown instanceof NotJson ? thrown.what : "threw"));
   }
-  return { copy, key: String(JSON.stringify(copy)) };
+  return copy;
 }
 
 /** What a scalar is that JSON cannot hold, by its type. */
@@ -132,7 +132,8 @@ function plainCopy(value, left) {
 function make(options) {
   if (madeIn !== instance()) made.clear();
   madeIn = instance();
-  const { copy, key } = snapshot(options);
+  const copy = copied(options);
+  const key = String(JSON.stringify(copy));
   let filter = made.get(key);
   if (filter === undefined) {
     filter = call((glue) => new glue.Filter(copy));
@@ -153,20 +154,21 @@ function make(options) {
  * ```
  */
 export function createFilter(options) {
-  let { filter: made, copy } = make(options);
+  let { filter: inModule, copy } = make(options);
   let madeFor = instance();
   /** The filter in the module as it is now (made again, from the copy, after a restart). */
   const current = () => {
     if (instance() !== madeFor) {
-      made = make(copy).filter;
+      inModule = make(copy).filter;
       madeFor = instance();
     }
-    return made;
+    return inModule;
   };
   function filter(body, context) {
     if (typeof body !== "string" && !(body instanceof Uint8Array)) throw notABody();
-    const given = context === undefined ? undefined : snapshot(context).copy;
-    const outcome = call((glue) => current().filter(write(glue, body), typeof body === "string", given));
+    const given = context === undefined ? undefined : copied(context);
+    const made = current();
+    const outcome = call((glue) => made.filter(write(glue, body), typeof body === "string", given));
     return new Answer(outcome, 0).outcome(body, oneLine);
   }
   filter.echo = function echo(answer, forwarded) {
@@ -174,7 +176,8 @@ export function createFilter(options) {
     const turns = forwarded?.turns;
     if (!Array.isArray(turns)) throw notAnOutcome();
     const notes = turns.filter((turn) => typeof turn === "string");
-    return new Answer(call((glue) => current().echo(write(glue, answer), notes)), 0).echoed(answer);
+    const made = current();
+    return new Answer(call((glue) => made.echo(write(glue, answer), notes)), 0).echoed(answer);
   };
   return filter;
 }
