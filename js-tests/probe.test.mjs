@@ -334,8 +334,8 @@ describe("the tools it calls: the one named, or one annotated read-only, never a
     const { code, out } = await probeAside("--url", server.url);
     assert.deepEqual(server.calls, []);
     assert.equal(code, 0, "no failure of the server's");
-    assert.ok(out.startsWith(`probing ${server.url} without calling a tool: no tool was named with --tool and none is annotated readOnlyHint: true, so the checks that need a call are skipped\n`), out);
-    assert.match(out, /\nAI-1-absent, .*UI-7-unknown-value: not run: no tool was named with --tool, and the server annotates none readOnlyHint: true/);
+    assert.ok(out.startsWith(`probing ${server.url} without calling a tool: no tool was named with --tool, none is named test_simple_text and none is annotated readOnlyHint: true, so the checks that need a call are skipped\n`), out);
+    assert.match(out, /\nAI-1-absent, .*UI-7-unknown-value: not run: no tool was named, none is named test_simple_text and none is annotated readOnlyHint: true/);
     assert.match(out, /\n0 passed, 0 failed, 0 warnings, 0 info, 13 skipped\n$/);
     const document = JSON.parse((await probeAside("--url", server.url, "--format", "json")).out);
     assert.equal(document.tool, null);
@@ -364,8 +364,17 @@ describe("the tools it calls: the one named, or one annotated read-only, never a
     server.close();
   });
 
+  test("without --tool, the conformance suite's test_simple_text goes before a read-only tool", async () => {
+    server = await countingServer([destructive, readOnly("list_rows"), { name: "test_simple_text", inputSchema: schema }]);
+    const { code, out } = await probeAside("--url", server.url);
+    assert.equal(code, 0, out);
+    assert.ok(out.startsWith(`probing ${server.url} with tool test_simple_text\n`), out);
+    assert.deepEqual(new Set(server.calls.filter((name) => name !== "probe-no-such-tool-7d1f")), new Set(["test_simple_text"]));
+    server.close();
+  });
+
   test("the help says which tool it calls, and that it calls no other", () => {
-    assert.match(PROBE_USAGE, /default: the first tool the\s+server annotates readOnlyHint: true/);
+    assert.match(PROBE_USAGE, /default: test_simple_text, the\s+conformance suite's test tool, when listed; else\s+the first tool the server annotates\s+readOnlyHint: true/);
     assert.match(PROBE_USAGE, /no other tool of the server/);
     assert.match(PROBE_USAGE, /the checks\s+that need a call are skipped/);
   });

@@ -3,6 +3,11 @@
 // at the end reads the server's audit trail back with SQL and prints it.
 //
 //   node examples/prototype/host.mjs --gateway <url> --audit <audit.db> --log <gateway.jsonl>
+//
+// Run by the conformance suite's client scenarios (upstream/conformance),
+// it replays the scenario's script (MCP_CONFORMANCE_CONTEXT, turns of the
+// transcript's shape) against the URL given as its last argument, and
+// prints no trail.
 
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
@@ -16,21 +21,24 @@ import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import Database from "better-sqlite3";
 
 import { stampAppCalls } from "mcp-provenance/ext-apps";
-import { AI_INVOCATION_KEY, clearInitiator } from "mcp-provenance";
+import { AI_INVOCATION_KEY, clearInitiator, sanitize } from "mcp-provenance";
 import { provenanceTransport } from "mcp-provenance/sdk";
 
-const { values: options } = parseArgs({
+const { values: options, positionals } = parseArgs({
   options: { gateway: { type: "string" }, audit: { type: "string" }, log: { type: "string" } },
+  allowPositionals: true,
 });
+const script = process.env.MCP_CONFORMANCE_CONTEXT;
 /** The correlation ids a traceparent gives, shown as one trace id. */
 const TRACE_KINDS = ["trace", "parentSpan", "traceFlags"];
 const NO_TURN = "(none: session set-up, the client of today and the legacy client)";
-const transcript = JSON.parse(readFileSync(new URL("data/transcript.json", import.meta.url), "utf8"));
+const transcript = JSON.parse(script ?? readFileSync(new URL("data/transcript.json", import.meta.url), "utf8"));
+const url = script ? positionals.at(-1) : options.gateway;
 
 /** The envelope of the tool call being made, which the client's transport attaches (mcp-provenance/sdk). */
 let envelope;
 const client = new Client({ name: "prototype-host", version: "1.0.0" });
-await client.connect(provenanceTransport(new StreamableHTTPClientTransport(new URL(options.gateway)), {
+await client.connect(provenanceTransport(new StreamableHTTPClientTransport(new URL(url)), {
   invocation: (request) => (request.method === "tools/call" ? envelope : undefined),
 }));
 const callTool = (request) => client.request(request, CallToolResultSchema);
@@ -45,19 +53,33 @@ const bridge = stampAppCalls({}, (request) => callTool(request));
 /** A W3C traceparent for a new span of `traceId`: the host traces each turn it runs (SEP-414). */
 const traceparent = (traceId) => `00-${traceId}-${randomUUID().replaceAll("-", "").slice(0, 16)}-01`;
 
-/** A call the model chose: its audit context, its turn's trace, and no App marker (UI-2). */
+/**
+ * The envelope as the host sends it: within the library's default limits, a
+ * long intent cut and marked redacted (AI-14, AI-15).
+ */
+function bounded(written) {
+  const request = { jsonrpc: "2.0", id: 0, method: "tools/call", params: { name: "", _meta: { [AI_INVOCATION_KEY]: written } } };
+  return sanitize(request).message.params._meta[AI_INVOCATION_KEY];
+}
+
+/**
+ * A call the model chose: its audit context, its turn's trace, and no App
+ * marker (UI-2). A hostile turn's envelope goes as written, as a hostile
+ * client would send it, for the gateway and server to neutralize.
+ */
 function fromModel(turn, call, turnId, traceId) {
-  envelope = {
+  const written = {
     invocationReason: { text: call.reason },
     model: { name: turn.model ?? transcript.model },
     userIntent: { text: turn.user + "A".repeat(turn.pad ?? 0) },
     turnId,
   };
+  envelope = turn.hostile ? written : bounded(written);
   const _meta = { traceparent: traceparent(traceId), ...call.meta };
   return callTool(clearInitiator({ method: "tools/call", params: { name: call.tool, arguments: call.arguments, _meta } }));
 }
 
-console.log(`replaying ${transcript.turns.length} turns through the gateway at ${options.gateway}\n`);
+console.log(`replaying ${transcript.turns.length} turns through ${url}\n`);
 for (const turn of transcript.turns) {
   const turnId = turn.legacy || turn.today ? undefined : randomUUID();
   const traceId = randomUUID().replaceAll("-", "");
@@ -78,7 +100,7 @@ for (const turn of transcript.turns) {
 }
 await client.close();
 
-printTrail(options.audit, options.log);
+if (!script) printTrail(options.audit, options.log);
 
 /** The audit trail, read back from the server's store with SQL, grouped by turn. */
 function printTrail(databasePath, logPath) {

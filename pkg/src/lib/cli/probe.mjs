@@ -1,16 +1,19 @@
 // `mcp-provenance probe`: what SEP-2817 and the MCP Apps initiator proposal
 // make visible on the wire, checked against a running MCP server over
-// Streamable HTTP or stdio with the official SDK client. Scenarios are shaped
-// as the official conformance suite shapes its own (a scenario runs and
-// returns checks, each with an ID, a status and its spec references), so they
-// can be proposed there. A check's level is its rule's, from the core's table
-// (docs/rules.md): a broken MUST is a FAILURE, a broken SHOULD a WARNING; a
-// check of an optional behaviour is a MAY, INFO when the behaviour is absent.
+// Streamable HTTP or stdio with the official SDK client. The checks are the
+// server scenarios written for the official conformance suite, in its own
+// format (upstream/conformance/src/scenarios/server/sep-2817-checks.ts,
+// compiled into scenarios.mjs): this file connects, hands the scenarios the
+// server through a bounded client, and prints what they found. A check's
+// level is the proposal's word (a test holds it to the core's table,
+// docs/rules.md): a broken MUST is a FAILURE, a broken SHOULD a WARNING; an
+// optional behaviour (MAY) that is absent is INFO.
 //
 // Pointed at a production server, a checker must cause no side effect: the
-// probe calls one tool, the one it is told (--tool) or else one the server
-// annotates readOnlyHint: true, and no other tool of the server. Without
-// either, it calls none, and the checks that need a call are skipped.
+// scenarios call one tool, the one named (--tool), else test_simple_text (the
+// conformance suite's test tool), else one the server annotates readOnlyHint:
+// true, and no other tool of the server. Without any, they call none, and
+// the checks that need a call are skipped.
 //
 // The server is not trusted: each answer is read up to a bound (a JSON body,
 // an event of an event stream, a line on stdio), each request has a timeout,
@@ -19,8 +22,8 @@
 import { STATUS_CODES } from "node:http";
 import { parseArgs } from "node:util";
 
-import { table } from "../../table.mjs";
 import { call } from "../filter.mjs";
+import { begin, chooseTool, cut, SERVER_CHECKS } from "./scenarios.mjs";
 import { UsageError } from "./usage.mjs";
 
 const DEFAULT_TIMEOUT = 10_000;
@@ -39,9 +42,11 @@ per step.
 options:
   --url <url>                the server's MCP endpoint, http:// or https://
   --header "Name: value"     an HTTP header sent with every request (repeatable)
-  --tool <name>              the tool to call (default: the first tool the
-                             server annotates readOnlyHint: true whose
-                             required arguments the probe can fill)
+  --tool <name>              the tool to call (default: test_simple_text, the
+                             conformance suite's test tool, when listed; else
+                             the first tool the server annotates
+                             readOnlyHint: true whose required arguments the
+                             probe can fill)
   --arguments <json>         the arguments to call it with (a JSON object)
   --timeout <ms>             how long each request may take (default ${DEFAULT_TIMEOUT})
   --max-response-bytes <n>   the most of an answer read: a JSON body, an event of
@@ -55,8 +60,8 @@ options:
 The probe calls that one tool, about ten times, with made-up arguments
 unless --arguments gives them, and no other tool of the server (but one name
 the server lists no tool by, to see how it answers an error). When no tool
-is named and none is annotated readOnlyHint: true, it calls none: the checks
-that need a call are skipped, and it says so.
+is named, none is named test_simple_text and none is annotated readOnlyHint:
+true, it calls none: the checks that need a call are skipped, and it says so.
 
 A check's level is its rule's (docs/rules.md): a broken MUST is a FAILURE, a
 broken SHOULD a WARNING; an optional behaviour (MAY) is INFO when absent.
@@ -80,24 +85,11 @@ export const OPTIONS = {
   help: { type: "boolean", short: "h", default: false },
 };
 
-const { invocation: AI_INVOCATION_KEY, ui: UI_KEY } = table.keys;
-const VENDOR_KEY = "com.example/aiInvocation";
-/** Strings that exist only in the envelopes the probe sends, by member: seen anywhere in an answer, that member leaked. */
-const MARKS = { userIntent: "probe-intent-7d1f", invocationReason: "probe-reason-7d1f", model: "probe-model-7d1f" };
-const REFS = {
-  sep: { id: "SEP-2817", url: "https://github.com/modelcontextprotocol/modelcontextprotocol/pull/2817" },
-  apps: { id: "ext-apps#738", url: "https://github.com/modelcontextprotocol/ext-apps/issues/738" },
-};
-/** What a broken check of each level is. */
-const BROKEN = { MUST: "FAILURE", SHOULD: "WARNING", MAY: "INFO" };
-/** How much of one string from the server a message quotes. */
-const QUOTED_CHARS = 200;
-/** The name of no tool: called to see how the server answers an error. */
-const NO_SUCH_TOOL = "probe-no-such-tool-7d1f";
 /** The most pages of tools/list read, looking for a tool to call. */
 const MAX_TOOL_PAGES = 10;
-/** Why the checks that need a call are not run when there is no tool the probe may call. */
-const NO_TOOL = "not run: no tool was named with --tool, and the server annotates none readOnlyHint: true (with arguments the probe can fill); the probe calls no other";
+
+/** Whether `value` is a JSON object. */
+const isObject = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** A failure of a request that says itself what went wrong: a timeout, an answer over the bound. */
 class ProbeFailure extends Error {}
@@ -119,72 +111,8 @@ const visible = (text) => shown(String(text), false);
 /** `value` as JSON text, with what would act on a terminal or hide text escaped as JSON escapes. */
 const json = (value) => shown(JSON.stringify(value, null, 2), true);
 
-/** At most QUOTED_CHARS of a string from the server, in quotes. */
-function quote(text) {
-  return `"${cut(text)}"`;
-}
-
-/** At most QUOTED_CHARS of a string from the server, "…" where it was cut (never inside a surrogate pair). */
-function cut(text) {
-  const string = String(text);
-  if (string.length <= QUOTED_CHARS) return string;
-  const end = /[\ud800-\udbff]/.test(string[QUOTED_CHARS - 1]) ? QUOTED_CHARS - 1 : QUOTED_CHARS;
-  return `${string.slice(0, end)}…`;
-}
-
-/** A list of strings from the server, the first ten quoted. */
-function quoteAll(list) {
-  return `[${list.slice(0, 10).map(quote).join(",")}${list.length > 10 ? `,… ${list.length - 10} more` : ""}]`;
-}
-
-/** Whether `value` is a JSON object. */
-const isObject = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
-
-/** The level of `rule` in the core's table: MUST, SHOULD or MAY. */
-function levelOf(rule) {
-  const index = table.rules.indexOf(rule);
-  if (index < 0) throw new Error(`no rule ${rule} in the core's table`);
-  return table.levels[index];
-}
-
-/**
- * A check as the conformance suite reports one. `passed`: true, false, or
- * undefined when it could not be run; `message` says why it did not pass;
- * `details`, which tool and what was seen. Its level is its rule's unless
- * `level` says otherwise (MAY, for an optional behaviour).
- */
-function verdict(id, rule, description, { passed, message, details }, level = levelOf(rule)) {
-  return {
-    id, rule, level, description,
-    status: passed === undefined ? "SKIPPED" : passed ? "SUCCESS" : BROKEN[level],
-    timestamp: new Date().toISOString(),
-    specReferences: [rule.startsWith("UI") ? REFS.apps : REFS.sep],
-    ...(passed !== true && message !== undefined && { errorMessage: message }),
-    ...(details !== undefined && { details }),
-  };
-}
-
-/** A full envelope whose strings carry the marks. */
-const envelope = (turnId, extra = {}) => ({
-  invocationReason: { text: MARKS.invocationReason },
-  model: { name: MARKS.model },
-  userIntent: { text: MARKS.userIntent },
-  turnId,
-  ...extra,
-});
-
-/** Arguments that satisfy a tool's required inputs, as far as their types say. */
-function argumentsFor(tool) {
-  const schema = isObject(tool.inputSchema) ? tool.inputSchema : {};
-  const filled = {};
-  for (const name of Array.isArray(schema.required) ? schema.required : []) {
-    const type = schema.properties?.[name]?.type;
-    const value = { string: "probe", number: 1, integer: 1, boolean: false, array: [], object: {} }[type];
-    if (value === undefined) return undefined;
-    filled[name] = value;
-  }
-  return filled;
-}
+/** At most 200 characters of a string from the server, in quotes. */
+const quote = (text) => `"${cut(text)}"`;
 
 /**
  * Runs `request` (given the options of an SDK request) as the exchange in
@@ -206,179 +134,25 @@ async function exchange(ctx, request) {
 }
 
 /**
- * What a tools/call came back as: its `result`, the JSON-RPC `error` the
- * server answered with, or, when no answer came, `failure` (why); when the
- * probe may not make it, `withheld` (why); `what` names the call.
+ * The server as the scenarios see it (upstream/conformance's `Probe`): the
+ * tool chosen, and tools/call through the bounded client, whose answer is a
+ * result, the JSON-RPC error the server answered with, or why none came.
  */
-async function attempt(ctx, what, meta, name = ctx.tool, args = ctx.arguments) {
-  const call = { what: `tools/call ${quote(name)} ${what}`, tool: name };
-  const why = withheldCall(ctx, name);
-  if (why !== undefined) return { ...call, withheld: why };
-  if (ctx.closed !== undefined) return { ...call, failure: `not sent: ${ctx.closed}` };
-  try {
-    const params = { name, arguments: args, ...(meta && { _meta: meta }) };
-    return { ...call, result: await exchange(ctx, (options) => ctx.client.request({ method: "tools/call", params }, options)) };
-  } catch (error) {
-    if (typeof error?.code === "number") return { ...call, error: { code: error.code, message: error.message, data: error.data } };
-    return { ...call, failure: reason(error) };
-  }
-}
-
-/**
- * Why the probe may not call tool `name`, or undefined when it may: it calls
- * the one tool it chose and, besides, only a name the server lists no tool
- * by; with no tool chosen, nothing.
- */
-function withheldCall(ctx, name) {
-  if (ctx.tool === undefined) return NO_TOOL;
-  if (name !== ctx.tool && ctx.listed.has(name)) return `not run: the server lists a tool named ${quote(name)}, which the probe does not call`;
-  return undefined;
-}
-
-/** Not run: the probe may not make the call (`withheld` says why). */
-const notCalled = (outcome) => ({ passed: undefined, message: outcome.withheld });
-
-/** Whether the call was served: it came back with a result. */
-const accepted = (outcome) => "result" in outcome;
-/** Whether the server answered the call at all, with a result or an error. */
-const answered = (outcome) => !("failure" in outcome);
-
-/** Why a call was not served, in words. */
-function refusal(outcome) {
-  return outcome.error ? `the server answered error ${outcome.error.code}: ${quote(outcome.error.message)}` : outcome.failure;
-}
-
-/** Passed when the call was served; else why not. */
-function served(outcome) {
-  if (outcome.withheld) return notCalled(outcome);
-  return { passed: accepted(outcome), message: accepted(outcome) ? undefined : `${outcome.what}: ${refusal(outcome)}`, details: { tool: outcome.tool } };
-}
-
-/** Not run: the call without the envelope was not served (or not made), so nothing can be compared with it. */
-function unrunnable(ctx) {
-  if (ctx.baseline.withheld) return notCalled(ctx.baseline);
-  return { passed: undefined, message: "not run: the call without the envelope was not served (AI-1-absent)", details: { tool: ctx.tool } };
-}
-
-/** Not judged: the call to judge was not served. */
-const unjudged = (outcome) => ({ passed: undefined, message: `not judged: ${outcome.what}: ${refusal(outcome)}`, details: { tool: outcome.tool } });
-
-/** Passed when the call with `meta` is served, made only when the call without the envelope was. */
-async function whenServed(ctx, what, meta) {
-  return accepted(ctx.baseline) ? served(await attempt(ctx, what, meta)) : unrunnable(ctx);
-}
-
-/** Where the marks came back: each place of the answer that holds some, and the members they are from. */
-function leaks(outcome) {
-  const places = [];
-  const look = (place, value) => {
-    const text = JSON.stringify(value) ?? "";
-    const members = Object.keys(MARKS).filter((member) => text.includes(MARKS[member]));
-    if (members.length > 0) places.push({ members, in: place });
+function probeOf(ctx, chosen, tools) {
+  return {
+    ...chooseTool(tools, chosen),
+    listed: new Set(tools.map((tool) => tool.name)),
+    async send(params) {
+      if (ctx.closed !== undefined) return { failure: `not sent: ${ctx.closed}` };
+      try {
+        return { result: await exchange(ctx, (options) => ctx.client.request({ method: "tools/call", params }, options)) };
+      } catch (error) {
+        if (typeof error?.code === "number") return { error: { code: error.code, message: error.message, data: error.data } };
+        return { failure: reason(error) };
+      }
+    },
   };
-  for (const [name, value] of Object.entries(outcome.result ?? {})) {
-    if (name === "_meta" && isObject(value)) for (const [key, entry] of Object.entries(value)) look(`result._meta[${quote(key)}]`, entry);
-    else look(`result.${name}`, value);
-  }
-  if (outcome.error) {
-    look("error.message", outcome.error.message);
-    look("error.data", outcome.error.data);
-  }
-  return places;
 }
-
-/** Passed when no mark came back; else which members leaked, and where. */
-function noLeak(outcome) {
-  if (outcome.withheld) return notCalled(outcome);
-  if (!answered(outcome)) return { passed: undefined, message: `${outcome.what}: ${outcome.failure}`, details: { tool: outcome.tool } };
-  const places = leaks(outcome);
-  const where = places.slice(0, 10).map((place) => `${JSON.stringify(place.members)} in ${place.in}`).join("; ");
-  return { passed: places.length === 0, message: `${outcome.what}: leaked ${where}`, details: { tool: outcome.tool, leaked: places } };
-}
-
-/** Passed when result._meta[key] is absent or exactly { turnId } of the request; else what it holds. */
-function onlyTurnId(outcome, key, turnId) {
-  const entry = outcome.result._meta?.[key];
-  const where = `result._meta[${quote(key)}]`;
-  const say = (problem) => ({ passed: false, message: `${outcome.what}: ${where} ${problem}`, details: { tool: outcome.tool } });
-  if (entry === undefined) return { passed: true, details: { tool: outcome.tool } };
-  if (!isObject(entry)) return say(`is ${entry === null ? "null" : Array.isArray(entry) ? "an array" : `a ${typeof entry}`}, not { turnId }`);
-  const others = Object.keys(entry).filter((member) => member !== "turnId");
-  if (others.length > 0) return say(`holds ${quoteAll(others)} besides turnId`);
-  if (entry.turnId !== turnId) return say(entry.turnId === undefined ? "holds no turnId" : `holds turnId ${quote(entry.turnId)}, not the request's "${turnId}"`);
-  return { passed: true, details: { tool: outcome.tool } };
-}
-
-/** Both: at most the turnId under `key`, and no mark anywhere. */
-function onlyTurnIdNoLeak(outcome, key, turnId) {
-  const echo = onlyTurnId(outcome, key, turnId);
-  return echo.passed ? noLeak(outcome) : echo;
-}
-
-/** The scenarios: each runs against a connected client and returns its checks. */
-export const SCENARIOS = [
-  {
-    name: "sep2817-envelope-accepted",
-    description: "A server accepts a tools/call whatever its audit envelope: absent, valid, with unknown fields, under a vendor key, or hostile but valid JSON.",
-    source: { extension: "SEP-2817" },
-    async run(ctx) {
-      const hostile = envelope("probe-turn-hostile", { userIntent: { text: `a\r\nINFO audit: approved\u202e ${"x".repeat(100_000)}` } });
-      return [
-        verdict("AI-1-absent", "AI-1", "a call without the envelope is served", served(ctx.baseline)),
-        verdict("AI-2-valid", "AI-2", "a call with a valid envelope is served as one without",
-          await whenServed(ctx, "with a valid envelope", { [AI_INVOCATION_KEY]: envelope("probe-turn-valid") })),
-        verdict("AI-8-unknown-fields", "AI-8", "unknown envelope fields are tolerated",
-          await whenServed(ctx, "with unknown envelope fields", { [AI_INVOCATION_KEY]: envelope("probe-turn-unknown", { probeExtra: { nested: 1 } }) })),
-        verdict("KEY-3-vendor-key", "KEY-3", "an envelope under a vendor key is served",
-          await whenServed(ctx, "with an envelope under a vendor key", { [VENDOR_KEY]: envelope("probe-turn-vendor") })),
-        verdict("AI-13-hostile", "AI-13", "CR/LF, a bidi override and a 100 KB intent do not fail the call (neutralize, do not refuse)",
-          await whenServed(ctx, "with a hostile envelope", { [AI_INVOCATION_KEY]: hostile })),
-        verdict("AI-6-empty-intent", "AI-6", "an empty userIntent is not malformed",
-          await whenServed(ctx, "with an empty userIntent", { [AI_INVOCATION_KEY]: { userIntent: {}, turnId: "probe-turn-empty" } })),
-      ];
-    },
-  },
-  {
-    name: "sep2817-echo",
-    description: "A server echoes nothing or only the request's turnId in result._meta[key], never the other fields, in results and errors alike.",
-    source: { extension: "SEP-2817" },
-    async run(ctx) {
-      const callable = accepted(ctx.baseline);
-      const valid = callable ? await attempt(ctx, "with a valid envelope", { [AI_INVOCATION_KEY]: envelope("probe-turn-echo") }) : undefined;
-      const vendor = callable ? await attempt(ctx, "with an envelope under a vendor key", { [VENDOR_KEY]: envelope("probe-turn-echo-vendor") }) : undefined;
-      const missing = await attempt(ctx, "(no such tool) with a valid envelope", { [AI_INVOCATION_KEY]: envelope("probe-turn-error") }, NO_SUCH_TOOL, {});
-      /** `judge` of the call with the valid envelope when it was served; else why not. */
-      const ifValid = (judge) => (!callable ? unrunnable(ctx) : accepted(valid) ? judge(valid) : unjudged(valid));
-      /** Passed when the request's turnId came back in result._meta[key]. */
-      const echoed = (outcome) => ({
-        passed: outcome.result._meta?.[AI_INVOCATION_KEY]?.turnId === "probe-turn-echo",
-        message: `${outcome.what}: the turnId is not echoed in result._meta[${quote(AI_INVOCATION_KEY)}]`,
-        details: { tool: outcome.tool },
-      });
-      return [
-        verdict("AI-11-only-turnId", "AI-11", "result._meta[key] is absent or exactly { turnId } of the request", ifValid((o) => onlyTurnId(o, AI_INVOCATION_KEY, "probe-turn-echo"))),
-        verdict("AI-11-no-leak", "AI-11", "no userIntent, invocationReason or model text anywhere in the result", ifValid(noLeak)),
-        verdict("AI-11-no-leak-in-errors", "AI-11", "no envelope text in the answer to a call that fails", noLeak(missing)),
-        verdict("AI-11-vendor-key", "AI-11", "under a vendor key, the same: at most the turnId, no other text",
-          !callable ? unrunnable(ctx) : accepted(vendor) ? onlyTurnIdNoLeak(vendor, VENDOR_KEY, "probe-turn-echo-vendor") : unjudged(vendor)),
-        verdict("AI-11-echoes-turnId", "AI-11", "the turnId is echoed, so the host can join the answer to its turn", ifValid(echoed), "MAY"),
-      ];
-    },
-  },
-  {
-    name: "apps-initiator",
-    description: "A server accepts a tools/call a Host stamped initiator: \"app\", and one with no initiator (unknown).",
-    source: { extension: "ext-apps#738" },
-    async run(ctx) {
-      return [
-        verdict("UI-1-stamped-accepted", "UI-1", "a call a Host stamped initiator app is served",
-          await whenServed(ctx, "stamped initiator app", { [UI_KEY]: { initiator: "app" } })),
-        verdict("UI-7-unknown-value", "UI-7", "an unknown initiator value does not fail the call",
-          await whenServed(ctx, "with an unknown initiator", { [UI_KEY]: { initiator: "probe-unknown" } })),
-      ];
-    },
-  },
-];
 
 /** A whole number of at least 1 from option `name`; throws UsageError. */
 function positive(value, name) {
@@ -634,10 +408,9 @@ async function transportTo(chosen, ctx) {
 }
 
 /**
- * Connects and picks the tool to call: sets `ctx.client`, `ctx.listed` (the
- * names of the server's tools), and `ctx.tool` and `ctx.arguments` when there
- * is a tool the probe may call (see `toolFor`). Throws a ProbeFailure that
- * says which step failed and why.
+ * Connects and lists the server's tools: sets `ctx.client`, and
+ * `ctx.probe`, the server as the scenarios see it. Throws a ProbeFailure
+ * that says which step failed and why.
  */
 async function connect(chosen, ctx) {
   const { Client } = ctx.sdk;
@@ -652,8 +425,7 @@ async function connect(chosen, ctx) {
   const transport = await transportTo(chosen, ctx);
   await step("initialize", (options) => ctx.client.connect(transport, options));
   const tools = ctx.client.getServerCapabilities()?.tools ? await listTools(ctx, step) : [];
-  ctx.listed = new Set(tools.map((t) => t.name));
-  Object.assign(ctx, toolFor(chosen, tools));
+  ctx.probe = probeOf(ctx, chosen, tools);
 }
 
 /** The server's tools, page after page, up to MAX_TOOL_PAGES pages. */
@@ -667,19 +439,6 @@ async function listTools(ctx, step) {
     if (cursor === undefined) break;
   }
   return tools;
-}
-
-/**
- * The tool the probe may call, and the arguments it calls it with: the one
- * named with --tool; else the first the server annotates readOnlyHint: true
- * whose required arguments it can fill (or --arguments gives); else none
- * (an empty object). Never another: the server may be in production.
- */
-function toolFor(chosen, tools) {
-  const fill = (tool) => chosen.arguments ?? (tool && argumentsFor(tool));
-  if (chosen.tool !== undefined) return { tool: chosen.tool, arguments: fill(tools.find((t) => t.name === chosen.tool)) ?? {} };
-  const readOnly = tools.find((t) => t.annotations?.readOnlyHint === true && fill(t) !== undefined);
-  return readOnly ? { tool: readOnly.name, arguments: fill(readOnly) } : {};
 }
 
 /** The checks as a table. */
@@ -702,7 +461,7 @@ function text(target, tool, checks, summary) {
   const why = [...alike].map(([message, ids]) => `${ids.join(", ")}: ${visible(message)}\n`).join("");
   const last = `${summary.passed} passed, ${summary.failed} failed, ${summary.warnings} warnings, ${summary.info} info, ${summary.skipped} skipped`;
   const probing = tool === undefined
-    ? `probing ${visible(target)} without calling a tool: no tool was named with --tool and none is annotated readOnlyHint: true, so the checks that need a call are skipped`
+    ? `probing ${visible(target)} without calling a tool: no tool was named with --tool, none is named test_simple_text and none is annotated readOnlyHint: true, so the checks that need a call are skipped`
     : `probing ${visible(target)} with tool ${visible(cut(tool))}`;
   return `${probing}\n\n${tableOf(checks)}\n\n${why === "" ? "" : `${why}\n`}${last}\n`;
 }
@@ -719,8 +478,12 @@ export async function probe(argv, io) {
   const checks = [];
   try {
     await connect(chosen, ctx);
-    ctx.baseline = await attempt(ctx, "without the envelope", undefined);
-    for (const scenario of SCENARIOS) checks.push(...(await scenario.run(ctx)).map((check) => ({ scenario: scenario.name, ...check })));
+    const session = await begin(ctx.probe);
+    for (const scenario of SERVER_CHECKS) {
+      for (const check of await scenario.checks(session)) {
+        checks.push({ scenario: scenario.name, ...check });
+      }
+    }
   } catch (error) {
     const stderr = ctx.stderr?.() ? `; its standard error ended: ${ctx.stderr()}` : "";
     io.stderr.write(`mcp-provenance probe: cannot probe ${visible(target)}: ${visible(reason(error) + stderr)}\n`);
@@ -730,6 +493,7 @@ export async function probe(argv, io) {
   }
   const summary = summaryOf(checks);
   const where = chosen.url !== undefined ? { url: chosen.url } : { command: chosen.command };
-  io.stdout.write(chosen.format === "json" ? `${json({ ...where, tool: ctx.tool ?? null, checks, summary })}\n` : text(target, ctx.tool, checks, summary));
+  const tool = ctx.probe?.tool;
+  io.stdout.write(chosen.format === "json" ? `${json({ ...where, tool: tool ?? null, checks, summary })}\n` : text(target, tool, checks, summary));
   return summary.failed > 0 || (chosen.strict && summary.warnings > 0) ? 1 : 0;
 }
