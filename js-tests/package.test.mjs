@@ -32,7 +32,7 @@ test("the tarball holds what was built (dist/) and the subpath folders, no sourc
     "dist/gateway.cjs", "dist/gateway.d.cts", "dist/gateway.d.mts", "dist/gateway.mjs",
     "dist/http.cjs", "dist/http.d.cts", "dist/http.d.mts", "dist/http.mjs",
     "dist/index.cjs", "dist/index.d.cts", "dist/index.d.mts", "dist/index.mjs",
-    "dist/lib/answer.mjs", "dist/lib/api.mjs", "dist/lib/boundary.mjs", "dist/lib/cli/check.mjs", "dist/lib/cli/probe.mjs", "dist/lib/cli/usage.mjs", "dist/lib/filter.mjs", "dist/lib/glue-filter.mjs", "dist/lib/glue-host.mjs", "dist/lib/host.mjs",
+    "dist/lib/answer.mjs", "dist/lib/api.mjs", "dist/lib/boundary.mjs", "dist/lib/cli/check.mjs", "dist/lib/cli/probe.mjs", "dist/lib/cli/scenarios.mjs", "dist/lib/cli/usage.mjs", "dist/lib/filter.mjs", "dist/lib/glue-filter.mjs", "dist/lib/glue-host.mjs", "dist/lib/host.mjs",
     "dist/lib/http/answer.mjs", "dist/lib/http/exchange.mjs", "dist/lib/http/fetch.mjs", "dist/lib/http/node.mjs", "dist/lib/http/refusals.mjs",
     "dist/lib/writer.mjs",
     "dist/otel.cjs", "dist/otel.d.cts", "dist/otel.d.mts", "dist/otel.mjs",
