@@ -4,10 +4,12 @@
 // echoes the whole envelope; the client scenarios with the prototype's host
 // and two flawed hosts as the client under test. Each check's status is
 // asserted, and `mcp-provenance probe` must report the same checks, by the
-// same names, with the same statuses.
+// same names, with the same statuses; the patch that adds the scenarios to
+// the suite's source holds them byte for byte.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -121,4 +123,32 @@ test("each check's level is its rule's in the core's table, but where the SEP wo
   assert.ok(checks.every((c) => c.status === "SKIPPED"));
   checks.push(...(await runClient(`${FLAWED} --reuse-turn`, "sep-2817-client-envelope")).checks, ...(await runClient(HOST, "apps-initiator-host")).checks);
   for (const check of checks) assert.equal(check.level, worded[check.id] ?? table.levels[table.rules.indexOf(check.rule)], check.id);
+});
+
+test("sep-2817.patch adds upstream/conformance/src's scenario files byte for byte, and no others but its tests", () => {
+  const here = join(root, "upstream/conformance");
+  const patch = readFileSync(join(here, "sep-2817.patch"), "utf8");
+  /** Each file the patch creates: its path, its text as the hunk writes it, and the blob id its index line names. */
+  const created = new Map();
+  for (const diff of patch.split(/^(?=diff --git )/m)) {
+    if (!/^new file mode /m.test(diff)) continue;
+    const path = diff.match(/^\+\+\+ b\/(.+)$/m)[1];
+    const [header, ...lines] = diff.slice(diff.search(/^@@ /m)).split("\n");
+    assert.match(header, /^@@ -0,0 \+1(,\d+)? @@/, path);
+    const body = lines.filter((line) => line.startsWith("+")).map((line) => line.slice(1));
+    const noNewline = lines.some((line) => line.startsWith("\\ No newline at end of file"));
+    created.set(path, { text: body.join("\n") + (noNewline ? "" : "\n"), blob: diff.match(/^index 0+\.\.([0-9a-f]+)/m)[1] });
+  }
+  const sources = readdirSync(join(here, "src"), { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath ?? entry.path, entry.name).slice(here.length + 1));
+  assert.deepEqual(sources.sort(), ["src/scenarios/client/sep-2817.ts", "src/scenarios/server/sep-2817-checks.ts", "src/scenarios/server/sep-2817.ts"]);
+  const added = [...created.keys()].filter((path) => path.startsWith("src/scenarios/") && !path.endsWith(".test.ts"));
+  assert.deepEqual(added.sort(), sources);
+  for (const path of sources) {
+    const source = readFileSync(join(here, path));
+    assert.ok(Buffer.from(created.get(path).text, "utf8").equals(source), `${path} in sep-2817.patch differs from upstream/conformance/${path}`);
+    const blob = createHash("sha1").update(`blob ${source.length}\0`).update(source).digest("hex");
+    assert.ok(blob.startsWith(created.get(path).blob), `${path}: the patch's index line names blob ${created.get(path).blob}, the source is ${blob}`);
+  }
 });

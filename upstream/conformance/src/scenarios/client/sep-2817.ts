@@ -30,8 +30,8 @@ import type {
 } from '../../types';
 import {
   AI_INVOCATION_KEY,
+  check,
   Level,
-  REFS,
   Sep2817Check,
   UI_KEY
 } from '../server/sep-2817-checks';
@@ -81,7 +81,6 @@ export const LIMITS = {
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 const bytes = (text: string) => Buffer.byteLength(text, 'utf8');
-const BROKEN = { MUST: 'FAILURE', SHOULD: 'WARNING', MAY: 'INFO' } as const;
 
 /** A check from the problems found: none, it passed; else the first few, said. */
 function verdict(
@@ -89,25 +88,13 @@ function verdict(
   rule: string,
   level: Level,
   description: string,
-  problems: string[],
-  details?: Record<string, unknown>
+  problems: string[]
 ): Sep2817Check {
-  return {
-    id,
-    name: id,
-    rule,
-    level,
-    description,
-    status: problems.length === 0 ? 'SUCCESS' : BROKEN[level],
-    timestamp: new Date().toISOString(),
-    specReferences: [rule.startsWith('UI') ? REFS.apps : REFS.sep],
-    ...(problems.length > 0 && {
-      errorMessage:
-        problems.slice(0, 5).join('; ') +
-        (problems.length > 5 ? `; … ${problems.length - 5} more` : '')
-    }),
-    ...(details !== undefined && { details })
-  };
+  const more = problems.length > 5 ? `; … ${problems.length - 5} more` : '';
+  return check(id, rule, level, description, {
+    passed: problems.length === 0,
+    message: problems.slice(0, 5).join('; ') + more
+  });
 }
 
 /** The MCP server of a scenario: two tools, each answering with the request's turnId echoed alone. */
@@ -163,7 +150,9 @@ abstract class ScriptedScenario implements Scenario {
       for (const message of Array.isArray(req.body) ? req.body : [req.body]) {
         const params = isObject(message) ? message.params : undefined;
         if (message?.method !== 'tools/call' || !isObject(params)) continue;
-        const step = isObject(params.arguments) ? params.arguments.step : undefined;
+        const step = isObject(params.arguments)
+          ? params.arguments.step
+          : undefined;
         if (typeof step === 'string') this.arrived.set(step, params);
       }
       // Stateless: a fresh server and transport per request.
@@ -195,7 +184,11 @@ abstract class ScriptedScenario implements Scenario {
   }
 
   /** Each scripted call with its turn's index and who makes it: the model or the View. */
-  protected calls(): { turn: number; by: 'model' | 'app'; call: ScriptedCall }[] {
+  protected calls(): {
+    turn: number;
+    by: 'model' | 'app';
+    call: ScriptedCall;
+  }[] {
     return this.script.turns.flatMap((turn, index) =>
       turn.calls.map((call) => ({
         turn: index,
@@ -211,32 +204,59 @@ function shapeProblems(envelope: unknown): string[] {
   if (!isObject(envelope)) return ['is not a JSON object (AI-2)'];
   const problems: string[] = [];
   const { invocationReason, model, userIntent, turnId } = envelope;
-  if (invocationReason !== undefined && !(isObject(invocationReason) && typeof invocationReason.text === 'string'))
-    problems.push('invocationReason is not an object with a string text (AI-3)');
-  if (model !== undefined && !(isObject(model) && typeof model.name === 'string'))
+  if (
+    invocationReason !== undefined &&
+    !(isObject(invocationReason) && typeof invocationReason.text === 'string')
+  )
+    problems.push(
+      'invocationReason is not an object with a string text (AI-3)'
+    );
+  if (
+    model !== undefined &&
+    !(isObject(model) && typeof model.name === 'string')
+  )
     problems.push('model is not an object with a string name (AI-4)');
   if (userIntent !== undefined) {
-    if (!isObject(userIntent)) problems.push('userIntent is not an object (AI-5)');
+    if (!isObject(userIntent))
+      problems.push('userIntent is not an object (AI-5)');
     else {
       if (userIntent.text !== undefined && typeof userIntent.text !== 'string')
         problems.push('userIntent.text is not a string (AI-5)');
-      if (userIntent.redacted !== undefined && typeof userIntent.redacted !== 'boolean')
+      if (
+        userIntent.redacted !== undefined &&
+        typeof userIntent.redacted !== 'boolean'
+      )
         problems.push('userIntent.redacted is not a boolean (AI-5)');
     }
   }
-  if (turnId !== undefined && typeof turnId !== 'string') problems.push('turnId is not a string (AI-7)');
+  if (turnId !== undefined && typeof turnId !== 'string')
+    problems.push('turnId is not a string (AI-7)');
   return problems;
 }
 
 /** The fields of an envelope over their limits, and the envelope itself when over the total (AI-14). */
 function overLimits(envelope: Record<string, unknown>): string[] {
   const field = (value: unknown, member: string) =>
-    isObject(value) && typeof value[member] === 'string' ? (value[member] as string) : '';
+    isObject(value) && typeof value[member] === 'string'
+      ? (value[member] as string)
+      : '';
   const sizes: [string, number, number][] = [
-    ['invocationReason.text', bytes(field(envelope.invocationReason, 'text')), LIMITS.invocationReason],
-    ['userIntent.text', bytes(field(envelope.userIntent, 'text')), LIMITS.userIntent],
+    [
+      'invocationReason.text',
+      bytes(field(envelope.invocationReason, 'text')),
+      LIMITS.invocationReason
+    ],
+    [
+      'userIntent.text',
+      bytes(field(envelope.userIntent, 'text')),
+      LIMITS.userIntent
+    ],
     ['model.name', bytes(field(envelope.model, 'name')), LIMITS.model],
-    ['turnId', typeof envelope.turnId === 'string' ? bytes(envelope.turnId) : 0, LIMITS.turnId],
+    [
+      'turnId',
+      typeof envelope.turnId === 'string' ? bytes(envelope.turnId) : 0,
+      LIMITS.turnId
+    ],
     ['the envelope', bytes(JSON.stringify(envelope)), LIMITS.envelope]
   ];
   return sizes
@@ -267,17 +287,37 @@ Read the script from \`MCP_CONFORMANCE_CONTEXT\` (\`{ model, app, turns }\`). Fo
       {
         user: 'Which tables can I query?',
         calls: [
-          { tool: 'lookup', arguments: { step: 'turn-1-call-1' }, reason: 'Listing what can be queried.' },
-          { tool: 'lookup', arguments: { step: 'turn-1-call-2' }, reason: 'Reading the first table.' }
+          {
+            tool: 'lookup',
+            arguments: { step: 'turn-1-call-1' },
+            reason: 'Listing what can be queried.'
+          },
+          {
+            tool: 'lookup',
+            arguments: { step: 'turn-1-call-2' },
+            reason: 'Reading the first table.'
+          }
         ]
       },
       {
         user: 'Show me ten rows',
-        calls: [{ tool: 'lookup', arguments: { step: 'turn-2-call-1' }, reason: 'The user asked for rows.' }]
+        calls: [
+          {
+            tool: 'lookup',
+            arguments: { step: 'turn-2-call-1' },
+            reason: 'The user asked for rows.'
+          }
+        ]
       },
       {
         user: LONG_REQUEST,
-        calls: [{ tool: 'lookup', arguments: { step: 'turn-3-call-1' }, reason: 'The user asked for a summary.' }]
+        calls: [
+          {
+            tool: 'lookup',
+            arguments: { step: 'turn-3-call-1' },
+            reason: 'The user asked for a summary.'
+          }
+        ]
       }
     ]
   };
@@ -298,30 +338,66 @@ Read the script from \`MCP_CONFORMANCE_CONTEXT\` (\`{ model, app, turns }\`). Fo
         shapes.push(`${step}: carries no _meta["${AI_INVOCATION_KEY}"]`);
         continue;
       }
-      shapes.push(...shapeProblems(envelope).map((problem) => `${step}: the envelope ${problem}`));
+      shapes.push(
+        ...shapeProblems(envelope).map(
+          (problem) => `${step}: the envelope ${problem}`
+        )
+      );
       if (!isObject(envelope)) continue;
-      limits.push(...overLimits(envelope).map((problem) => `${step}: ${problem}`));
+      limits.push(
+        ...overLimits(envelope).map((problem) => `${step}: ${problem}`)
+      );
       const ids = turnIds.get(turn) ?? new Set<string>();
       ids.add(typeof envelope.turnId === 'string' ? envelope.turnId : '(none)');
       turnIds.set(turn, ids);
     }
     const unstable = [...turnIds]
       .filter(([, ids]) => ids.size > 1)
-      .map(([turn, ids]) => `turn ${turn + 1} carries ${ids.size} turnIds: ${[...ids].map((id) => JSON.stringify(id)).join(', ')}`);
+      .map(
+        ([turn, ids]) =>
+          `turn ${turn + 1} carries ${ids.size} turnIds: ${[...ids].map((id) => JSON.stringify(id)).join(', ')}`
+      );
     const firstTurnOf = new Map<string, number>();
     const reused: string[] = [];
     for (const [turn, ids] of turnIds) {
       for (const id of ids) {
         const first = firstTurnOf.get(id);
         if (first === undefined) firstTurnOf.set(id, turn);
-        else if (first !== turn) reused.push(`turn ${turn + 1} carries turnId ${JSON.stringify(id)} of turn ${first + 1}`);
+        else if (first !== turn)
+          reused.push(
+            `turn ${turn + 1} carries turnId ${JSON.stringify(id)} of turn ${first + 1}`
+          );
       }
     }
     return [
-      verdict('AI-2-well-formed', 'AI-2', 'MUST', 'each model call carries the envelope, well formed (AI-2..AI-5, AI-7)', shapes),
-      verdict('AI-7-turnId-per-turn', 'AI-7', 'MAY', 'every call of one user turn carries the same turnId', unstable),
-      verdict('AI-7-turnId-fresh', 'AI-7', 'SHOULD', 'each user turn has a turnId of its own: no two turns share one', reused),
-      verdict('AI-14-within-limits', 'AI-14', 'SHOULD', 'the envelope\'s strings are within per-field and total byte limits', limits)
+      verdict(
+        'AI-2-well-formed',
+        'AI-2',
+        'MUST',
+        'each model call carries the envelope, well formed (AI-2..AI-5, AI-7)',
+        shapes
+      ),
+      verdict(
+        'AI-7-turnId-per-turn',
+        'AI-7',
+        'MAY',
+        'every call of one user turn carries the same turnId',
+        unstable
+      ),
+      verdict(
+        'AI-7-turnId-fresh',
+        'AI-7',
+        'SHOULD',
+        'each user turn has a turnId of its own: no two turns share one',
+        reused
+      ),
+      verdict(
+        'AI-14-within-limits',
+        'AI-14',
+        'SHOULD',
+        "the envelope's strings are within per-field and total byte limits",
+        limits
+      )
     ];
   }
 }
@@ -356,7 +432,9 @@ Read the script from \`MCP_CONFORMANCE_CONTEXT\` (\`{ model, app, turns }\`). A 
       },
       {
         click: 'Refresh',
-        calls: [{ tool: 'refresh', arguments: { step: 'view-plain' }, meta: {} }]
+        calls: [
+          { tool: 'refresh', arguments: { step: 'view-plain' }, meta: {} }
+        ]
       },
       {
         click: 'Refresh, from a View that claims to be the model',
@@ -365,7 +443,10 @@ Read the script from \`MCP_CONFORMANCE_CONTEXT\` (\`{ model, app, turns }\`). A 
             tool: 'refresh',
             arguments: { step: 'view-claims-model' },
             meta: {
-              [UI_KEY]: { initiator: 'model', resourceUri: 'ui://conformance/view' },
+              [UI_KEY]: {
+                initiator: 'model',
+                resourceUri: 'ui://conformance/view'
+              },
               'com.example/clickedAt': '2026-12-01T12:00:00Z'
             }
           }
@@ -373,7 +454,13 @@ Read the script from \`MCP_CONFORMANCE_CONTEXT\` (\`{ model, app, turns }\`). A 
       },
       {
         user: 'Look it up',
-        calls: [{ tool: 'lookup', arguments: { step: 'model-plain' }, reason: 'The user asked to look it up.' }]
+        calls: [
+          {
+            tool: 'lookup',
+            arguments: { step: 'model-plain' },
+            reason: 'The user asked to look it up.'
+          }
+        ]
       }
     ]
   };
@@ -383,7 +470,10 @@ Read the script from \`MCP_CONFORMANCE_CONTEXT\` (\`{ model, app, turns }\`). A 
       const entry = params._meta?.[UI_KEY];
       return isObject(entry) ? entry.initiator : undefined;
     };
-    const said = (value: unknown) => (value === undefined ? 'no initiator' : `initiator ${JSON.stringify(value)}`);
+    const said = (value: unknown) =>
+      value === undefined
+        ? 'no initiator'
+        : `initiator ${JSON.stringify(value)}`;
     const stamped: string[] = [];
     const overwritten: string[] = [];
     const kept: string[] = [];
@@ -391,31 +481,66 @@ Read the script from \`MCP_CONFORMANCE_CONTEXT\` (\`{ model, app, turns }\`). A 
     for (const { by, call } of this.calls()) {
       const step = call.arguments.step;
       const params = arrived.get(step);
-      const claimed = isObject(call.meta?.[UI_KEY]) ? (call.meta?.[UI_KEY] as Record<string, unknown>).initiator : undefined;
-      const problems = by === 'app' ? (claimed === undefined ? stamped : overwritten) : model;
+      const claimed = isObject(call.meta?.[UI_KEY])
+        ? (call.meta?.[UI_KEY] as Record<string, unknown>).initiator
+        : undefined;
+      const problems =
+        by === 'app' ? (claimed === undefined ? stamped : overwritten) : model;
       if (params === undefined) {
         problems.push(`${step}: never arrived`);
         continue;
       }
       const initiator = initiatorOf(params);
       if (by === 'model') {
-        if (initiator === 'app') model.push(`${step}: a model call arrived with initiator "app"`);
+        if (initiator === 'app')
+          model.push(`${step}: a model call arrived with initiator "app"`);
         continue;
       }
-      if (initiator !== 'app') problems.push(`${step}: a View call arrived with ${said(initiator)}${claimed === undefined ? '' : ` (the View claimed ${JSON.stringify(claimed)})`}`);
+      if (initiator !== 'app')
+        problems.push(
+          `${step}: a View call arrived with ${said(initiator)}${claimed === undefined ? '' : ` (the View claimed ${JSON.stringify(claimed)})`}`
+        );
       kept.push(...changedBesides(step, call, params));
     }
     return [
-      verdict('UI-1-view-stamped', 'UI-1', 'MUST', 'every View request arrives stamped initiator "app"', stamped),
-      verdict('UI-3-view-claim-overwritten', 'UI-3', 'MUST', 'a View\'s own initiator value is overwritten with "app"', overwritten),
-      verdict('UI-5-only-initiator', 'UI-5', 'MUST', 'stamping changes only initiator: the rest of the entry, other _meta keys and arguments arrive as sent', kept),
-      verdict('UI-2-model-not-app', 'UI-2', 'MUST', 'no model call arrives with initiator "app"', model)
+      verdict(
+        'UI-1-view-stamped',
+        'UI-1',
+        'MUST',
+        'every View request arrives stamped initiator "app"',
+        stamped
+      ),
+      verdict(
+        'UI-3-view-claim-overwritten',
+        'UI-3',
+        'MUST',
+        'a View\'s own initiator value is overwritten with "app"',
+        overwritten
+      ),
+      verdict(
+        'UI-5-only-initiator',
+        'UI-5',
+        'MUST',
+        'stamping changes only initiator: the rest of the entry, other _meta keys and arguments arrive as sent',
+        kept
+      ),
+      verdict(
+        'UI-2-model-not-app',
+        'UI-2',
+        'MUST',
+        'no model call arrives with initiator "app"',
+        model
+      )
     ];
   }
 }
 
 /** What of a View call other than `initiator` did not arrive as the View sent it (UI-5). */
-function changedBesides(step: string, call: ScriptedCall, params: Arrived): string[] {
+function changedBesides(
+  step: string,
+  call: ScriptedCall,
+  params: Arrived
+): string[] {
   const problems: string[] = [];
   if (JSON.stringify(params.arguments) !== JSON.stringify(call.arguments))
     problems.push(`${step}: arguments changed`);
@@ -423,10 +548,16 @@ function changedBesides(step: string, call: ScriptedCall, params: Arrived): stri
     const got = params._meta?.[key];
     if (key === UI_KEY && isObject(value) && isObject(got)) {
       for (const [member, sent] of Object.entries(value)) {
-        if (member !== 'initiator' && JSON.stringify(got[member]) !== JSON.stringify(sent))
+        if (
+          member !== 'initiator' &&
+          JSON.stringify(got[member]) !== JSON.stringify(sent)
+        )
           problems.push(`${step}: _meta["${UI_KEY}"].${member} changed`);
       }
-    } else if (key !== UI_KEY && JSON.stringify(got) !== JSON.stringify(value)) {
+    } else if (
+      key !== UI_KEY &&
+      JSON.stringify(got) !== JSON.stringify(value)
+    ) {
       problems.push(`${step}: _meta["${key}"] changed`);
     }
   }

@@ -114,14 +114,14 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** How a check came out: passed (undefined: not run), why not, what was seen. */
-interface Outcome {
+export interface Outcome {
   passed?: boolean;
   message?: string;
   details?: Record<string, unknown>;
 }
 
 /** A check as the suite reports one, from how it came out. */
-function verdict(
+export function check(
   id: string,
   rule: string,
   level: Level,
@@ -168,7 +168,10 @@ function argumentsFor(tool: ListedTool): Record<string, unknown> | undefined {
   for (const name of Array.isArray(schema.required) ? schema.required : []) {
     const property = properties[String(name)];
     const type = isObject(property) ? property.type : undefined;
-    if (typeof type !== 'string' || !Object.hasOwn(samples, type))
+    if (
+      typeof type !== 'string' ||
+      !Object.prototype.hasOwnProperty.call(samples, type)
+    )
       return undefined;
     filled[String(name)] = samples[type];
   }
@@ -237,13 +240,17 @@ async function attempt(
 
 /** Starts a session: the call without the envelope, which the others are compared with. */
 export async function begin(probe: Probe): Promise<Session> {
-  return { probe, baseline: await attempt(probe, 'without the envelope', undefined) };
+  return {
+    probe,
+    baseline: await attempt(probe, 'without the envelope', undefined)
+  };
 }
 
 const notCalled = (made: Made): Outcome =>
   'withheld' in made ? { message: made.withheld } : {};
-const accepted = (made: Made): made is Made & { result: Record<string, unknown> } =>
-  'result' in made;
+const accepted = (
+  made: Made
+): made is Made & { result: Record<string, unknown> } => 'result' in made;
 
 /** Why a call was not served, in words. */
 function refusal(made: Made): string {
@@ -318,7 +325,10 @@ function leaks(made: Made): { members: string[]; in: string }[] {
 function noLeak(made: Made): Outcome {
   if ('withheld' in made) return notCalled(made);
   if ('failure' in made)
-    return { message: `${made.what}: ${made.failure}`, details: { tool: made.tool } };
+    return {
+      message: `${made.what}: ${made.failure}`,
+      details: { tool: made.tool }
+    };
   const places = leaks(made);
   const where = places
     .slice(0, 10)
@@ -345,10 +355,15 @@ function onlyTurnId(
     message: `${made.what}: ${where} ${problem}`,
     details: { tool: made.tool }
   });
-  if (entry === undefined) return { passed: true, details: { tool: made.tool } };
+  if (entry === undefined)
+    return { passed: true, details: { tool: made.tool } };
   if (!isObject(entry)) {
     const kind =
-      entry === null ? 'null' : Array.isArray(entry) ? 'an array' : `a ${typeof entry}`;
+      entry === null
+        ? 'null'
+        : Array.isArray(entry)
+          ? 'an array'
+          : `a ${typeof entry}`;
     return say(`is ${kind}, not { turnId }`);
   }
   const others = Object.keys(entry).filter((member) => member !== 'turnId');
@@ -385,19 +400,62 @@ export const ENVELOPE_ACCEPTED: ServerChecks = {
       [AI_INVOCATION_KEY]: envelope(turnId, extra)
     });
     return [
-      verdict('AI-1-absent', 'AI-1', 'MUST', 'a call without the envelope is served', served(session.baseline)),
-      verdict('AI-2-valid', 'AI-2', 'MUST', 'a call with a valid envelope is served as one without',
-        await whenServed(session, 'with a valid envelope', ai('probe-turn-valid'))),
-      verdict('AI-8-unknown-fields', 'AI-8', 'SHOULD', 'unknown envelope fields are tolerated',
-        await whenServed(session, 'with unknown envelope fields', ai('probe-turn-unknown', { probeExtra: { nested: 1 } }))),
-      verdict('KEY-3-vendor-key', 'KEY-3', 'SHOULD', 'an envelope under a vendor key is served',
-        await whenServed(session, 'with an envelope under a vendor key', { [VENDOR_KEY]: envelope('probe-turn-vendor') })),
-      verdict('AI-13-hostile', 'AI-13', 'SHOULD', 'CR/LF, a bidi override and a 100 KB intent do not fail the call (neutralize, do not refuse)',
-        await whenServed(session, 'with a hostile envelope', { [AI_INVOCATION_KEY]: hostile })),
-      verdict('AI-6-empty-intent', 'AI-6', 'MUST', 'an empty userIntent is not malformed',
+      check(
+        'AI-1-absent',
+        'AI-1',
+        'MUST',
+        'a call without the envelope is served',
+        served(session.baseline)
+      ),
+      check(
+        'AI-2-valid',
+        'AI-2',
+        'MUST',
+        'a call with a valid envelope is served as one without',
+        await whenServed(
+          session,
+          'with a valid envelope',
+          ai('probe-turn-valid')
+        )
+      ),
+      check(
+        'AI-8-unknown-fields',
+        'AI-8',
+        'SHOULD',
+        'unknown envelope fields are tolerated',
+        await whenServed(
+          session,
+          'with unknown envelope fields',
+          ai('probe-turn-unknown', { probeExtra: { nested: 1 } })
+        )
+      ),
+      check(
+        'KEY-3-vendor-key',
+        'KEY-3',
+        'SHOULD',
+        'an envelope under a vendor key is served',
+        await whenServed(session, 'with an envelope under a vendor key', {
+          [VENDOR_KEY]: envelope('probe-turn-vendor')
+        })
+      ),
+      check(
+        'AI-13-hostile',
+        'AI-13',
+        'SHOULD',
+        'CR/LF, a bidi override and a 100 KB intent do not fail the call (neutralize, do not refuse)',
+        await whenServed(session, 'with a hostile envelope', {
+          [AI_INVOCATION_KEY]: hostile
+        })
+      ),
+      check(
+        'AI-6-empty-intent',
+        'AI-6',
+        'MUST',
+        'an empty userIntent is not malformed',
         await whenServed(session, 'with an empty userIntent', {
           [AI_INVOCATION_KEY]: { userIntent: {}, turnId: 'probe-turn-empty' }
-        }))
+        })
+      )
     ];
   }
 };
@@ -406,15 +464,19 @@ export const ENVELOPE_ACCEPTED: ServerChecks = {
 export const ECHO: ServerChecks = {
   name: 'sep-2817-echo',
   description:
-    'A server echoes nothing or only the request\'s turnId in result._meta[key], never the other fields, in results and errors alike.',
+    "A server echoes nothing or only the request's turnId in result._meta[key], never the other fields, in results and errors alike.",
   async checks(session) {
     const { probe, baseline } = session;
     const callable = accepted(baseline);
     const valid = callable
-      ? await attempt(probe, 'with a valid envelope', { [AI_INVOCATION_KEY]: envelope('probe-turn-echo') })
+      ? await attempt(probe, 'with a valid envelope', {
+          [AI_INVOCATION_KEY]: envelope('probe-turn-echo')
+        })
       : undefined;
     const vendor = callable
-      ? await attempt(probe, 'with an envelope under a vendor key', { [VENDOR_KEY]: envelope('probe-turn-echo-vendor') })
+      ? await attempt(probe, 'with an envelope under a vendor key', {
+          [VENDOR_KEY]: envelope('probe-turn-echo-vendor')
+        })
       : undefined;
     const missing = await attempt(
       probe,
@@ -424,9 +486,18 @@ export const ECHO: ServerChecks = {
       {}
     );
     /** `judge` of `made` when it was served; else why not. */
-    const ifServed = (made: Made | undefined, judge: (served: Made & { result: Record<string, unknown> }) => Outcome) =>
-      made === undefined ? unrunnable(session) : accepted(made) ? judge(made) : unjudged(made);
-    const echoed = (made: Made & { result: Record<string, unknown> }): Outcome => {
+    const ifServed = (
+      made: Made | undefined,
+      judge: (served: Made & { result: Record<string, unknown> }) => Outcome
+    ) =>
+      made === undefined
+        ? unrunnable(session)
+        : accepted(made)
+          ? judge(made)
+          : unjudged(made);
+    const echoed = (
+      made: Made & { result: Record<string, unknown> }
+    ): Outcome => {
       const meta = made.result._meta;
       const entry = isObject(meta) ? meta[AI_INVOCATION_KEY] : undefined;
       return {
@@ -436,18 +507,46 @@ export const ECHO: ServerChecks = {
       };
     };
     return [
-      verdict('AI-11-only-turnId', 'AI-11', 'SHOULD', 'result._meta[key] is absent or exactly { turnId } of the request',
-        ifServed(valid, (made) => onlyTurnId(made, AI_INVOCATION_KEY, 'probe-turn-echo'))),
-      verdict('AI-11-no-leak', 'AI-11', 'SHOULD', 'no userIntent, invocationReason or model text anywhere in the result',
-        ifServed(valid, noLeak)),
-      verdict('AI-11-no-leak-in-errors', 'AI-11', 'SHOULD', 'no envelope text in the answer to a call that fails', noLeak(missing)),
-      verdict('AI-11-vendor-key', 'AI-11', 'SHOULD', 'under a vendor key, the same: at most the turnId, no other text',
+      check(
+        'AI-11-only-turnId',
+        'AI-11',
+        'SHOULD',
+        'result._meta[key] is absent or exactly { turnId } of the request',
+        ifServed(valid, (made) =>
+          onlyTurnId(made, AI_INVOCATION_KEY, 'probe-turn-echo')
+        )
+      ),
+      check(
+        'AI-11-no-leak',
+        'AI-11',
+        'SHOULD',
+        'no userIntent, invocationReason or model text anywhere in the result',
+        ifServed(valid, noLeak)
+      ),
+      check(
+        'AI-11-no-leak-in-errors',
+        'AI-11',
+        'SHOULD',
+        'no envelope text in the answer to a call that fails',
+        noLeak(missing)
+      ),
+      check(
+        'AI-11-vendor-key',
+        'AI-11',
+        'SHOULD',
+        'under a vendor key, the same: at most the turnId, no other text',
         ifServed(vendor, (made) => {
           const echo = onlyTurnId(made, VENDOR_KEY, 'probe-turn-echo-vendor');
           return echo.passed ? noLeak(made) : echo;
-        })),
-      verdict('AI-11-echoes-turnId', 'AI-11', 'MAY', 'the turnId is echoed, so the host can join the answer to its turn',
-        ifServed(valid, echoed))
+        })
+      ),
+      check(
+        'AI-11-echoes-turnId',
+        'AI-11',
+        'MAY',
+        'the turnId is echoed, so the host can join the answer to its turn',
+        ifServed(valid, echoed)
+      )
     ];
   }
 };
@@ -459,13 +558,31 @@ export const INITIATOR_ACCEPTED: ServerChecks = {
     'A server accepts a tools/call a Host stamped initiator: "app", and one whose initiator it does not know (absence or another value means unknown).',
   async checks(session) {
     return [
-      verdict('UI-1-stamped-accepted', 'UI-1', 'MUST', 'a call a Host stamped initiator app is served',
-        await whenServed(session, 'stamped initiator app', { [UI_KEY]: { initiator: 'app' } })),
-      verdict('UI-7-unknown-value', 'UI-7', 'SHOULD', 'an unknown initiator value does not fail the call',
-        await whenServed(session, 'with an unknown initiator', { [UI_KEY]: { initiator: 'probe-unknown' } }))
+      check(
+        'UI-1-stamped-accepted',
+        'UI-1',
+        'MUST',
+        'a call a Host stamped initiator app is served',
+        await whenServed(session, 'stamped initiator app', {
+          [UI_KEY]: { initiator: 'app' }
+        })
+      ),
+      check(
+        'UI-7-unknown-value',
+        'UI-7',
+        'SHOULD',
+        'an unknown initiator value does not fail the call',
+        await whenServed(session, 'with an unknown initiator', {
+          [UI_KEY]: { initiator: 'probe-unknown' }
+        })
+      )
     ];
   }
 };
 
 /** The server scenarios, in the order they run. */
-export const SERVER_CHECKS: ServerChecks[] = [ENVELOPE_ACCEPTED, ECHO, INITIATOR_ACCEPTED];
+export const SERVER_CHECKS: ServerChecks[] = [
+  ENVELOPE_ACCEPTED,
+  ECHO,
+  INITIATOR_ACCEPTED
+];

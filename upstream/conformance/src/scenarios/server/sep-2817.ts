@@ -5,7 +5,11 @@
  */
 
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { ClientScenario, ConformanceCheck, SpecVersion } from '../../types';
+import type {
+  ClientScenario,
+  ConformanceCheck,
+  SpecVersion
+} from '../../types';
 import { connectToServer, MCPClientConnection } from './client-helper';
 import {
   Answer,
