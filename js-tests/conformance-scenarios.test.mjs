@@ -112,10 +112,12 @@ describe("client scenarios", () => {
   });
 });
 
-test("each check's level is its rule's in the core's table, but where the SEP words the behaviour itself", async () => {
+test("each check's level is its rule's in the core's table, but where the SEP words the behaviour itself, and its keys are the core's", async () => {
   /** The SEP's own words: the echo and one turnId for a turn's calls are MAYs; a turnId of each turn's own follows from what a turnId is. */
   const worded = { "AI-11-echoes-turnId": "MAY", "AI-7-turnId-per-turn": "MAY", "AI-7-turnId-fresh": "SHOULD" };
-  const { SERVER_CHECKS } = await import("../pkg/dist/lib/cli/scenarios.mjs");
+  const { AI_INVOCATION_KEY, SERVER_CHECKS, UI_KEY } = await import("../pkg/dist/lib/cli/scenarios.mjs");
+  // The scenarios stand alone in the suite, so they name the keys themselves: the core's keys.
+  assert.deepEqual({ invocation: AI_INVOCATION_KEY, ui: UI_KEY }, { invocation: table.keys.invocation, ui: table.keys.ui });
   // A server none of whose tools may be called: every server check is made, and skipped.
   const none = { probe: { arguments: {}, listed: new Set(), send: () => assert.fail("no call") }, baseline: { what: "", tool: "", withheld: "none" } };
   const checks = (await Promise.all(SERVER_CHECKS.map((scenario) => scenario.checks(none)))).flat();

@@ -19,6 +19,7 @@ import { test } from "node:test";
 import * as gateway from "../pkg/dist/gateway.mjs";
 import * as api from "../pkg/dist/index.mjs";
 import { render, ROOT, SOURCE, TARGET } from "../tools/chapter.mjs";
+import { anchors } from "./anchors.mjs";
 import { vectors } from "./conformance.mjs";
 import { runVector } from "./vectors.mjs";
 
@@ -109,15 +110,6 @@ test("the first example, which the benches read, is a whole JSON-RPC request", (
 test(`${TARGET} is what tools/chapter.mjs makes of ${SOURCE} (run make chapter)`, () => {
   assert.equal(readFileSync(join(ROOT, TARGET), "utf8"), render(chapter));
 });
-
-/** GitHub's anchor for a heading. */
-const slug = (heading) => heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, "").replace(/\s/g, "-");
-
-/** The anchors of a Markdown file: its headings' and its `<a id>`s. */
-function anchors(file) {
-  const text = readFileSync(file, "utf8").replace(/^```[^]*?^```/gm, "");
-  return new Set([...text.matchAll(/^#+\s+(.*)$/gm)].map((m) => slug(m[1])).concat([...text.matchAll(/<a id="([^"]+)">/g)].map((m) => m[1])));
-}
 
 /** The chapter's links outside code, inline and defined: [text, target]. */
 function links() {

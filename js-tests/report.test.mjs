@@ -15,16 +15,13 @@ import { dirname, extname, join, relative, resolve } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
+import { anchors } from "./anchors.mjs";
+
 const root = fileURLToPath(new URL("..", import.meta.url));
 const REPORT = join(root, "upstream/report.md");
 
 const LINK = /\[([^\]]*)\]\(([^)\s]+)\)/g;
 const NAME = /`([^`]+)`/g;
-
-/** GitHub's anchor for a Markdown heading. */
-function slug(heading) {
-  return heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, "").replace(/\s/g, "-");
-}
 
 function escape(text) {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -54,12 +51,7 @@ function holdsName(path, name) {
 
 /** Whether the file at `path` has the anchor `anchor`. */
 function holdsAnchor(path, anchor) {
-  const text = readFileSync(path, "utf8");
-  if (extname(path) === ".md") {
-    if (new RegExp(`\\b(id|name)="${escape(anchor)}"`).test(text)) return true;
-    return text.split("\n").some((line) => /^#{1,6} /.test(line) && slug(line.replace(/^#+ /, "")) === anchor);
-  }
-  return text.includes(anchor);
+  return extname(path) === ".md" ? anchors(path).has(anchor) : readFileSync(path, "utf8").includes(anchor);
 }
 
 /** The relative links of a line: { target, anchor, path, index, end }, in order. */

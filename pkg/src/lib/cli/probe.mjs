@@ -23,7 +23,7 @@ import { STATUS_CODES } from "node:http";
 import { parseArgs } from "node:util";
 
 import { call } from "../filter.mjs";
-import { begin, chooseTool, cut, SERVER_CHECKS } from "./scenarios.mjs";
+import { begin, chooseTool, cut, quote, SERVER_CHECKS } from "./scenarios.mjs";
 import { UsageError } from "./usage.mjs";
 
 const DEFAULT_TIMEOUT = 10_000;
@@ -110,9 +110,6 @@ const visible = (text) => shown(String(text), false);
 
 /** `value` as JSON text, with what would act on a terminal or hide text escaped as JSON escapes. */
 const json = (value) => shown(JSON.stringify(value, null, 2), true);
-
-/** At most 200 characters of a string from the server, in quotes. */
-const quote = (text) => `"${cut(text)}"`;
 
 /**
  * Runs `request` (given the options of an SDK request) as the exchange in

@@ -102,7 +102,7 @@ export function cut(text: unknown): string {
 }
 
 /** A string from the server, cut, in quotes. */
-const quote = (text: unknown): string => `"${cut(text)}"`;
+export const quote = (text: unknown): string => `"${cut(text)}"`;
 
 /** A list of strings from the server, the first ten quoted. */
 function quoteAll(list: string[]): string {
