@@ -2,7 +2,8 @@
 // and native side by side (issue 19): the help and the words, the exit codes,
 // the copy made for sharing, the severities, and a line of a gigabyte.
 import assert from "node:assert/strict";
-import { closeSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { closeSync, linkSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 
@@ -105,6 +106,35 @@ describe("exit codes", () => {
     assert.equal(alike(["check", "wrong.jsonl"]).code, 1);
     assert.equal(alike(["check", "wrong.jsonl", "--format", "json", "--strict"]).code, 1);
   });
+});
+
+test("--sanitize naming the capture itself, through any path or link, or as standard input, exits 2 and leaves it as it was", () => {
+  const capture = join(project, "self.jsonl");
+  const bytes = `${request(1, { [KEY]: { turnId: "t-1" } })}\n${request(2, { turnId: "bare" })}\n`;
+  writeFileSync(capture, bytes);
+  symlinkSync("self.jsonl", join(project, "self-link.jsonl"));
+  linkSync(capture, join(project, "self-hard.jsonl"));
+  const err = "mcp-provenance check: --sanitize is the capture itself (writing it would empty it): name another file\n";
+  const refused = (answered, what) => {
+    assert.deepEqual([answered.code, answered.out, answered.err], [2, "", err], what);
+    assert.equal(readFileSync(capture, "utf8"), bytes, `${what}: the capture as it was`);
+  };
+  for (const [file, out] of [["self.jsonl", "self.jsonl"], ["self.jsonl", "./self.jsonl"], ["./self.jsonl", capture],
+    ["self.jsonl", "self-link.jsonl"], ["self-link.jsonl", "self.jsonl"], ["self.jsonl", "self-hard.jsonl"], ["self-hard.jsonl", "self-link.jsonl"]]) {
+    const { js, rust } = both(["check", file, "--sanitize", out]);
+    refused(js, `npm: ${file} --sanitize ${out}`);
+    refused(rust, `native: ${file} --sanitize ${out}`);
+  }
+  // Standard input redirected from the capture: `check - --sanitize self.jsonl < self.jsonl`.
+  for (const [name, command, args] of [["npm", "npx", ["--no-install", "mcp-provenance"]], ["native", native, []]]) {
+    const input = openSync(capture, "r");
+    try {
+      const run = spawnSync(command, [...args, "check", "-", "--sanitize", "self-link.jsonl"], { cwd: project, encoding: "utf8", stdio: [input, "pipe", "pipe"], timeout: 120_000 });
+      refused({ code: run.status, out: run.stdout, err: run.stderr }, `${name}: - --sanitize self-link.jsonl < self.jsonl`);
+    } finally {
+      closeSync(input);
+    }
+  }
 });
 
 test("--sanitize --redact-intent: one line out for each line in, and no user intent anywhere in it", () => {

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 import { chromium } from "playwright-core";
@@ -81,10 +81,10 @@ export function npx(project, args, input) {
   return { code: run.status, out: run.stdout, err: run.stderr };
 }
 
-/** The native command (`cargo build --features cli`), built once; its path. */
+/** The native command (`cargo build --features cli`, into CARGO_TARGET_DIR when set), built once; its path. */
 export function nativeCommand() {
   execFileSync("cargo", ["build", "--quiet", "--release", "--features", "cli", "--bin", "mcp-provenance"], { cwd: root, stdio: "inherit" });
-  return join(root, "target", "release", "mcp-provenance");
+  return resolve(root, process.env.CARGO_TARGET_DIR ?? "target", "release", "mcp-provenance");
 }
 
 /**

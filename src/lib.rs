@@ -127,6 +127,6 @@ pub use sanitize::{Sanitized, sanitize};
 pub use validate::{ValidateOptions, validate};
 pub use wire::{
     CHECK_USAGE, Capture, Check, CheckCommand, Counts, Filter, FilterContext, FilterOptions,
-    MAX_LINE_BOUND, MAX_LINE_BYTES, MessageKind, NOTHING_CHECKED, Outcome, Printed, Seen, USAGE,
-    Verdict,
+    MAX_LINE_BOUND, MAX_LINE_BYTES, MessageKind, NOTHING_CHECKED, Outcome, Printed, SAME_FILE,
+    Seen, USAGE, Verdict,
 };

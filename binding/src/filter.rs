@@ -11,7 +11,7 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use mcp_provenance::message::Unreadable;
-use mcp_provenance::wire::{CHECK_USAGE, Capture, CheckCommand, FilterContext, Printed};
+use mcp_provenance::wire::{CHECK_USAGE, Capture, CheckCommand, FilterContext, Printed, SAME_FILE};
 use mcp_provenance::{Error, json, text};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -195,6 +195,13 @@ impl Check {
             }
         }
         command
+    }
+
+    /// What to print when `sanitize` is the capture itself, which the
+    /// command refuses before opening anything to write ([`SAME_FILE`]).
+    #[wasm_bindgen(getter, js_name = sameFile)]
+    pub fn same_file(&self) -> String {
+        SAME_FILE.to_owned()
     }
 
     /// The next piece of the capture: `{out, sanitized, counts, exit, hint}`.

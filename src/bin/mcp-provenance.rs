@@ -11,12 +11,12 @@
 //! mcp-provenance check capture.jsonl
 //! ```
 
-use std::fs::File;
+use std::fs::{File, Metadata};
 use std::io::{self, BufWriter, IsTerminal, Read, Write};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use mcp_provenance::{CHECK_USAGE, Capture, CheckCommand, Printed, USAGE};
+use mcp_provenance::{CHECK_USAGE, Capture, CheckCommand, Printed, SAME_FILE, USAGE};
 
 /// A progress bar on standard error, redrawn at most four times a second.
 struct Progress {
@@ -136,11 +136,24 @@ fn run_check(args: &[String]) -> ExitCode {
     };
     let mut capture = Capture::new(*check);
     let checked = if file == "-" {
+        if sanitize
+            .as_deref()
+            .is_some_and(|out| is_input(stdin_metadata().as_ref(), out))
+        {
+            return same_file();
+        }
         read_all(io::stdin().lock(), &mut capture, sanitize.as_deref(), None)
     } else {
         match File::open(&file) {
             Ok(input) => {
-                let total = input.metadata().ok().map(|m| m.len());
+                let metadata = input.metadata().ok();
+                if sanitize
+                    .as_deref()
+                    .is_some_and(|out| is_input(metadata.as_ref(), out))
+                {
+                    return same_file();
+                }
+                let total = metadata.map(|m| m.len());
                 read_all(input, &mut capture, sanitize.as_deref(), total)
             }
             Err(error) => {
@@ -164,6 +177,48 @@ fn run_check(args: &[String]) -> ExitCode {
         eprintln!("mcp-provenance check: {hint}");
     }
     ExitCode::from(capture.exit_code())
+}
+
+/// Refuses a `--sanitize` file that is the capture itself ([`SAME_FILE`]):
+/// exit 2, nothing opened to write.
+fn same_file() -> ExitCode {
+    eprintln!("mcp-provenance check: {SAME_FILE}");
+    ExitCode::from(2)
+}
+
+/// Whether the file at `out`, if there is one yet, is the input of
+/// `metadata` (taken from the open input): the same device and inode, so
+/// through any path or link. Not known (no metadata, or `out` not there, or
+/// not to be read): not the input, and opening `out` says what is wrong.
+#[cfg(unix)]
+fn is_input(metadata: Option<&Metadata>, out: &str) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (metadata, std::fs::metadata(out)) {
+        (Some(input), Ok(out)) => (input.dev(), input.ino()) == (out.dev(), out.ino()),
+        _ => false,
+    }
+}
+
+/// Whether the file at `out` is the input: where devices and inodes are not
+/// to be had, never known, so never refused.
+#[cfg(not(unix))]
+fn is_input(_: Option<&Metadata>, _: &str) -> bool {
+    false
+}
+
+/// What standard input is (a file redirected into it, a pipe, a terminal),
+/// from its descriptor, through a copy of it closed again here.
+#[cfg(unix)]
+fn stdin_metadata() -> Option<Metadata> {
+    use std::os::fd::AsFd;
+    let copy = io::stdin().as_fd().try_clone_to_owned().ok()?;
+    File::from(copy).metadata().ok()
+}
+
+/// What standard input is: not to be had here.
+#[cfg(not(unix))]
+fn stdin_metadata() -> Option<Metadata> {
+    None
 }
 
 /// A usage error of `mcp-provenance` (or of its `command`, with a space

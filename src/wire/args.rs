@@ -13,6 +13,25 @@ pub const USAGE: &str = include_str!("usage/main.txt");
 /// The text of `mcp-provenance check --help`, shared by both commands.
 pub const CHECK_USAGE: &str = include_str!("usage/check.txt");
 
+/// What both commands print (after `mcp-provenance check: `), and exit 2,
+/// when the file `--sanitize` names is the capture itself: the same file
+/// through any path, a symbolic or a hard link (or the file standard input
+/// was redirected from). They refuse it before opening anything to write,
+/// since writing would empty the capture before a line of it was read.
+///
+/// # Examples
+///
+/// ```
+/// use mcp_provenance::SAME_FILE;
+///
+/// assert_eq!(
+///     format!("mcp-provenance check: {SAME_FILE}"),
+///     "mcp-provenance check: --sanitize is the capture itself (writing it would empty it): name another file"
+/// );
+/// ```
+pub const SAME_FILE: &str =
+    "--sanitize is the capture itself (writing it would empty it): name another file";
+
 /// What the words after `check` ask for.
 ///
 /// # Examples

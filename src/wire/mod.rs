@@ -31,7 +31,7 @@ mod patch;
 mod scan;
 mod turns;
 
-pub use args::{CHECK_USAGE, CheckCommand, USAGE};
+pub use args::{CHECK_USAGE, CheckCommand, SAME_FILE, USAGE};
 pub use check::{Capture, Check, Counts, MAX_LINE_BOUND, MAX_LINE_BYTES, NOTHING_CHECKED, Printed};
 pub use filter::Filter;
 pub use options::{FilterContext, FilterOptions};

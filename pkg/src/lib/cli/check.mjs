@@ -6,7 +6,8 @@
 // size, memory bounded by the longest line checked; optionally each line as
 // the filter lets it go on, into another file (an empty line where it does
 // not).
-import { open as openFile } from "node:fs/promises";
+import { fstatSync } from "node:fs";
+import { open as openFile, stat } from "node:fs/promises";
 import { once } from "node:events";
 
 import { call } from "../filter.mjs";
@@ -19,12 +20,20 @@ const PIECE = 1 << 18;
  * The capture to read: `pieces`, the bytes of `file` (standard input for
  * "-") a piece at a time, each read into the same buffer once the last was
  * checked, so that nothing piles up for the collector; the file's size;
- * and `close`.
+ * `id`, its device and inode when known; and `close`.
  */
 async function open(file, io) {
-  if (file === "-") return { pieces: io.stdin, total: undefined, close: async () => {} };
+  if (file === "-") {
+    let id;
+    try {
+      if (io.stdin.fd !== undefined) id = identity(fstatSync(io.stdin.fd, { bigint: true }));
+    } catch {
+      // Not to be known: not the file --sanitize names.
+    }
+    return { pieces: io.stdin, total: undefined, id, close: async () => {} };
+  }
   const handle = await openFile(file);
-  const { size } = await handle.stat();
+  const stats = await handle.stat({ bigint: true });
   async function* pieces() {
     const buffer = Buffer.allocUnsafe(PIECE);
     for (;;) {
@@ -33,7 +42,27 @@ async function open(file, io) {
       yield buffer.subarray(0, bytesRead);
     }
   }
-  return { pieces: pieces(), total: size, close: () => handle.close() };
+  return { pieces: pieces(), total: Number(stats.size), id: identity(stats), close: () => handle.close() };
+}
+
+/** A file's device and inode, as one string to compare. */
+function identity({ dev, ino }) {
+  return `${dev}:${ino}`;
+}
+
+/**
+ * Whether the file at `out`, if there is one yet, is the capture `input`
+ * reads: the same device and inode, so through any path or link. Not known
+ * (no file there yet, or not to be read): not the capture, and opening it
+ * says what is wrong.
+ */
+async function isInput(input, out) {
+  if (input.id === undefined) return false;
+  try {
+    return identity(await stat(out, { bigint: true })) === input.id;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -57,6 +86,11 @@ export async function check(argv, io) {
   }
   let out;
   try {
+    // Opening the capture itself to write would empty it before it is read.
+    if (sanitize !== undefined && await isInput(input, sanitize)) {
+      io.stderr.write(`mcp-provenance check: ${command.sameFile}\n`);
+      return 2;
+    }
     out = sanitize === undefined ? undefined : await openFile(sanitize, "w");
     return await run(command, input, out, io);
   } catch (error) {
