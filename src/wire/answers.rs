@@ -2,8 +2,10 @@
 //! answers to a server's elicitation or sampling inside its next request,
 //! `params.inputResponses` (each a bare result, keyed as the server asked).
 //! Under a redacting policy such an answer is cut down to `turnId` as a
-//! JSON-RPC response is (AI-11, WIRE-5): the user's words go no further in
-//! a request than they would in a response.
+//! JSON-RPC response is (AI-11, WIRE-5), and one with a bare
+//! `_meta.userIntent` refuses its request as a response is refused (WIRE-6):
+//! the user's words go no further in a request than they would in a
+//! response.
 
 use super::filter::Filter;
 use super::parse::Parser;
@@ -12,6 +14,7 @@ use crate::diagnostics::{Change, Code};
 use crate::echo;
 use crate::json::doc::Span;
 use crate::path::Path;
+use crate::schema::Place;
 
 /// What wraps an answer to read it as a response: `{"result":` and `}`.
 const OPEN: &str = "{\"result\":";
@@ -23,8 +26,9 @@ impl Filter {
     /// # Errors
     ///
     /// The code to refuse the request with: an answer, or `inputResponses`
-    /// itself, named twice (which one would a server read?), or an answer
-    /// too deep or holding a duplicate where a response's rules read.
+    /// itself, named twice (which one would a server read?), an answer too
+    /// deep or holding a duplicate where a response's rules read, or one
+    /// with a bare `_meta.userIntent` (WIRE-6).
     pub(super) fn trim_answers(
         &self,
         parser: &Parser,
@@ -87,6 +91,8 @@ impl Filter {
             None => {}
         }
         let views = self.views(response.doc.slot(&response.root));
+        let view = views.first().ok_or(Code::InternalError)?;
+        self.bare_intent(view.get(Place::ResultMeta))?;
         let mut patch = Patch::new(&response.doc, response.root);
         let at = Path::ROOT.join("params");
         let at = at.join("inputResponses");

@@ -502,6 +502,56 @@ mod tests {
         assert_eq!((capture.counts().messages, capture.exit_code()), (2, 0));
     }
 
+    /// `check --sanitize out.jsonl --redact-intent capture.jsonl`: a bare
+    /// `_meta.userIntent`, which the policy cannot reach, refuses its
+    /// message wherever it stands (a request, a client's response, an answer
+    /// in a request's `inputResponses`), so the sanitized copy never holds
+    /// it (WIRE-6); `check --redact-intent` finds the same without a copy.
+    #[test]
+    fn a_sanitized_capture_holds_no_bare_intent() {
+        let lines = concat!(
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"q","_meta":{"userIntent":{"text":"my words"}}}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","id":"e1","result":{"action":"accept","_meta":{"userIntent":{"text":"my words"}}}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"q","inputResponses":{"e1":{"action":"accept","_meta":{"userIntent":{"text":"my words"}}}}}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"q","_meta":{"io.modelcontextprotocol/aiInvocation":{"userIntent":{"text":"my words"}}}}}"#,
+            "\n",
+        );
+        let refused = "error WIRE-6 bare-user-intent / a bare _meta.userIntent, which a policy that redacts intents cannot reach";
+        let sanitized = concat!(
+            "\n\n\n",
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"q","_meta":{"io.modelcontextprotocol/aiInvocation":{"userIntent":{"redacted":true}}}}}"#,
+            "\n",
+        );
+        let with_copy = [
+            "--sanitize",
+            "out.jsonl",
+            "--redact-intent",
+            "capture.jsonl",
+        ];
+        for words in [&with_copy[..], &["--redact-intent", "capture.jsonl"]] {
+            let Ok(crate::CheckCommand::Run { check, .. }) = crate::CheckCommand::parse(words)
+            else {
+                panic!("{words:?}: a check to run");
+            };
+            let copies = check.sanitize;
+            let mut capture = Capture::new(*check);
+            let mut printed = Printed::default();
+            capture.read(lines.as_bytes(), &mut printed);
+            capture.end(&mut printed);
+            assert_eq!(
+                printed.out,
+                format!("line 1: {refused}\nline 2: {refused}\nline 3: {refused}\n"),
+                "{words:?}"
+            );
+            assert_eq!(capture.exit_code(), 1);
+            assert!(!printed.sanitized.contains("my words"), "{words:?}");
+            assert_eq!(printed.sanitized, if copies { sanitized } else { "" });
+        }
+    }
+
     /// Without records, each message's findings are the ones its record
     /// holds where records are made.
     #[test]

@@ -226,6 +226,30 @@ impl Filter {
         self.options.policy.is_some() && self.policy.user_intent != IntentPolicy::Keep
     }
 
+    /// WIRE-6, wherever a message carries `_meta` (`meta`: a request's or
+    /// notification's `params._meta`, a response's `result._meta`, an
+    /// answer's in `params.inputResponses`): under a policy that redacts
+    /// intents, a bare `userIntent` there refuses the message. It is no
+    /// envelope field, so the policy cannot reach it, and forwarding it
+    /// would send the very words the policy keeps from servers. Where
+    /// `userIntent` is itself a configured invocation key, it is an envelope
+    /// the policy does reach.
+    ///
+    /// # Errors
+    ///
+    /// `bare-user-intent`.
+    pub(super) fn bare_intent(&self, meta: Slot) -> Result<(), Code> {
+        let name = EnvelopeField::UserIntent.name();
+        let refused = self.redacting()
+            && meta.tree().get(name).is_present()
+            && !self.keys.invocation.iter().any(|key| key == name);
+        if refused {
+            Err(Code::BareUserIntent)
+        } else {
+            Ok(())
+        }
+    }
+
     /// The views of a message under each pair of keys, in the order of `pairs`.
     pub(super) fn views<'d>(&self, message: Slot<'d>) -> Vec<MessageView<'d>> {
         self.pairs
@@ -318,13 +342,7 @@ impl Filter {
         looked: &mut Looked,
     ) -> Result<(), Code> {
         let view = views.first().ok_or(Code::InternalError)?;
-        let configured = |name: &str| self.keys.invocation.iter().any(|key| key == name);
-        if self.redacting()
-            && view.get(Place::BareIntent).is_present()
-            && !configured(EnvelopeField::UserIntent.name())
-        {
-            return Err(Code::BareUserIntent);
-        }
+        self.bare_intent(view.get(Place::Meta))?;
         let lifted = if self.options.lift_legacy {
             let edits = legacy::lift(view, true).map_err(|error| error.code())?;
             looked
@@ -348,9 +366,12 @@ impl Filter {
             }
             None => looked.text = self.record(pass, doc, root, views, looked)?,
         }
-        if self.redacting() && pass.wants != Wants::Findings && carries_answers(doc, &root) {
+        // The answers are read whatever the call wants: what refuses the
+        // request (WIRE-3, WIRE-6) is a finding too.
+        if self.redacting() && carries_answers(doc, &root) {
             let text = looked.text.as_deref().unwrap_or_else(|| doc.at(root.value));
-            if let Some((trimmed, changes)) = self.trim_answers(&pass.parser, text)? {
+            let trimmed = self.trim_answers(&pass.parser, text)?;
+            if let Some((trimmed, changes)) = trimmed.filter(|_| pass.wants != Wants::Findings) {
                 looked.text = Some(trimmed);
                 looked.seen.changes.extend(changes);
             }
@@ -441,8 +462,8 @@ impl Filter {
         Ok(patch.text())
     }
 
-    /// A response: its findings, and under a redacting policy its envelopes
-    /// cut down to `turnId` (AI-11).
+    /// A response: refused (WIRE-6), or its findings, and under a redacting
+    /// policy its envelopes cut down to `turnId` (AI-11).
     fn response(
         &self,
         pass: &Pass,
@@ -452,6 +473,7 @@ impl Filter {
         looked: &mut Looked,
     ) -> Result<(), Code> {
         let view = views.first().ok_or(Code::InternalError)?;
+        self.bare_intent(view.get(Place::ResultMeta))?;
         let report = validate::check(view, None, &KeyOptions::default(), &[]);
         looked.seen.valid = report.valid;
         looked.seen.diagnostics = report.diagnostics;
