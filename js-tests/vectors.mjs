@@ -12,6 +12,14 @@ function echoed(filter, body, answer) {
   return { answer: filter.echo(answer, filter(body)) ?? null };
 }
 
+/**
+ * The ops of the core the package does not bind yet: the middleware's
+ * exchange (src/wire/exchange.rs), whose vectors run natively until the
+ * http middleware is moved onto it. A vector of one is left out here, and
+ * the suites say how many.
+ */
+export const UNBOUND_OPS = new Set(["exchange"]);
+
 /** Calls the API (the main entry and mcp-provenance/gateway) as the vector says and returns the output in the vectors' shape. */
 export function runVector(api, vector) {
   const { op, input, options } = vector;

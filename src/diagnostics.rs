@@ -55,7 +55,7 @@ string_enum! {
     /// use mcp_provenance::Rule;
     ///
     /// assert_eq!(Rule::Ai13.as_str(), "AI-13");
-    /// assert_eq!(Rule::ALL.len(), 44);
+    /// assert_eq!(Rule::ALL.len(), 45);
     /// ```
     pub enum Rule {
         /// `validate` takes any value and reports what is not a JSON-RPC message.
@@ -146,6 +146,9 @@ string_enum! {
         Wire6 => "WIRE-6",
         /// On the way back, a result echoes its request's `turnId` alone.
         Wire7 => "WIRE-7",
+        /// The way back reads an answer as the clients read it, and passes on
+        /// nothing it could not read.
+        Wire8 => "WIRE-8",
     }
 }
 
@@ -327,7 +330,8 @@ impl Rule {
             | Rule::Wire4
             | Rule::Wire5
             | Rule::Wire6
-            | Rule::Wire7 => Must,
+            | Rule::Wire7
+            | Rule::Wire8 => Must,
         }
     }
 }

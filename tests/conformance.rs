@@ -11,6 +11,7 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use std::collections::{BTreeMap, HashSet};
 
+use mcp_provenance::wire::{Gateway, Piece, Start, Step};
 use mcp_provenance::{
     AuditContext, Error, Filter, FilterContext, Initiator, KeyOptions, Level, LiftOptions, Policy,
     Rule, ValidateOptions, Verdict, attach_invocation, audit_record, clear_initiator, echo_turn_id,
@@ -42,6 +43,7 @@ const VECTOR_FILES: &[(&str, &str)] = vector_files![
     "bounds.json",
     "correlation.json",
     "echo.json",
+    "exchange.json",
     "filter.json",
     "initiator.json",
     "keys.json",
@@ -200,6 +202,17 @@ fn run(vector: &Vector) -> Value {
                 .filter_map(|seen| seen.turn.as_deref());
             json!({"answer": filter.echo(answer.as_bytes(), turns)})
         })),
+        "exchange" => output(Gateway::from_value(options).map(|gateway| {
+            let exchanges = input
+                .as_array()
+                .expect("an exchange vector's input is a list");
+            Value::Array(
+                exchanges
+                    .iter()
+                    .map(|given| exchange(&gateway, given))
+                    .collect(),
+            )
+        })),
         "isValidMetaKey" => json!(is_valid_meta_key(
             input.as_str().expect("a key vector's input is a string")
         )),
@@ -208,6 +221,127 @@ fn run(vector: &Vector) -> Value {
         )),
         other => panic!("{}: unknown op {other:?}", vector.id()),
     }
+}
+
+/// Header pairs as a vector gives them: `[[name, value], ...]`.
+fn pairs(value: &Value) -> Vec<(String, String)> {
+    value
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|pair| {
+            (
+                pair[0].as_str().expect("a name").to_owned(),
+                pair[1].as_str().expect("a value").to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// One exchange of an `exchange` vector through `gateway`, as a middleware
+/// runs it: what the app was handed, and what the client got.
+fn exchange(gateway: &Gateway, given: &Value) -> Value {
+    let method = given["method"].as_str().unwrap_or("POST");
+    let path = given["path"].as_str().unwrap_or("/mcp");
+    let mut exchange = gateway.begin(method, path, &pairs(&given["headers"]));
+    let own = |answer: mcp_provenance::wire::Answer| {
+        let headers: Vec<Value> = answer
+            .headers()
+            .into_iter()
+            .map(|(name, value)| json!([name, value]))
+            .collect();
+        json!({"status": answer.status, "headers": headers, "body": answer.body})
+    };
+    let mut out = json!({});
+    if exchange.start() == Start::Read {
+        if exchange.declared_too_large() {
+            let mut out = own(exchange.too_large());
+            out["refused"] = json!(exchange.refused());
+            return out;
+        }
+        let body = given["body"].as_str().expect("a POST has a body");
+        let outcome = exchange.admit(body.as_bytes(), None, None);
+        if let Verdict::Reject { status, body } = &outcome.verdict {
+            let mut out = own(mcp_provenance::wire::Answer {
+                status: *status,
+                body: body.clone(),
+                close: false,
+            });
+            out["refused"] = json!(exchange.refused());
+            return out;
+        }
+        let Verdict::Forward {
+            body: forwarded, ..
+        } = &outcome.verdict
+        else {
+            unreachable!()
+        };
+        out["forwarded"] = json!(forwarded);
+        if let Some(code) = given["auditFails"].as_str() {
+            let mut out = own(exchange.audit_failed(code));
+            out["refused"] = json!(exchange.refused());
+            return out;
+        }
+    } else {
+        out["forwarded"] = json!(exchange.start() == Start::Watch);
+    }
+    let answer = &given["answer"];
+    let mut headers = pairs(&answer["headers"]);
+    let mut status = answer["status"].as_u64().unwrap_or(200) as u16;
+    let mut body: Vec<u8> = Vec::new();
+    let mut apply =
+        |step: Step, piece: &[u8], headers: &mut Vec<(String, String)>, status: &mut u16| {
+            if let Some(head) = step.head {
+                *status = head.status;
+                for (name, value) in head.edits {
+                    headers.retain(|(key, _)| !key.eq_ignore_ascii_case(name));
+                    if let Some(value) = value {
+                        headers.push((name.to_owned(), value));
+                    }
+                }
+            }
+            for piece_out in step.pieces {
+                match piece_out {
+                    Piece::Given(range) => body.extend_from_slice(&piece[range]),
+                    Piece::Made(bytes) => body.extend_from_slice(&bytes),
+                }
+            }
+            step.over
+        };
+    if exchange.start() == Start::Pass {
+        body = answer["pieces"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .flat_map(|p| p.as_str().unwrap_or_default().bytes())
+            .collect();
+    } else {
+        let mut over = apply(
+            exchange.head(status, &headers.clone()),
+            &[],
+            &mut headers,
+            &mut status,
+        );
+        for piece in answer["pieces"].as_array().into_iter().flatten() {
+            let piece = piece.as_str().expect("a piece is text").as_bytes();
+            if !over {
+                over = apply(exchange.piece(piece), piece, &mut headers, &mut status);
+            }
+        }
+        if !over {
+            apply(exchange.end(), &[], &mut headers, &mut status);
+        }
+    }
+    let headers: Vec<Value> = headers
+        .into_iter()
+        .map(|(name, value)| json!([name, value]))
+        .collect();
+    out["status"] = json!(status);
+    out["headers"] = Value::Array(headers);
+    out["body"] = json!(String::from_utf8_lossy(&body));
+    out["refused"] = json!(exchange.refused());
+    out["session"] = json!(exchange.session());
+    out
 }
 
 #[test]

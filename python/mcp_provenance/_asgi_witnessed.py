@@ -56,10 +56,11 @@ class Sessions:
 
     def answered(self, method: str, asked: Optional[bytes], start: AsgiMessage) -> None:
         """Learns from the app's answer (its ``http.response.start``) to a request in session
-        ``asked``: the session it names was issued, and one it ended (a DELETE it accepted, a
-        404 for it) is forgotten."""
+        ``asked``: the session it names was issued, and one it ended (a DELETE it accepted) is
+        forgotten. Nothing else forgets one: a 404 may come of any path or method, and would let
+        anyone who knows a session id strip it from its owner's records."""
         status: int = start["status"]
-        if asked is not None and (status == 404 or (method == "DELETE" and status < 300)):
+        if asked is not None and method == "DELETE" and 200 <= status < 300:
             self._issued.pop(asked.decode("latin-1"), None)
             return
         named = header(start.get("headers", []), b"mcp-session-id")

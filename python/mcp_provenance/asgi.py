@@ -42,7 +42,7 @@ from ._asgi_answer import Answer, Send, awaiting, composed, error_text, header, 
 from ._asgi_request import Gone, Receive, Request, read_body, received_at, replay
 from ._asgi_witnessed import Scope, Sessions, authenticated_user
 from ._native import Filter
-from .errors import ProvenanceValueError
+from .errors import ProvenanceTypeError, ProvenanceValueError
 from .types import FilterContext, FilterOptions, MessageAccount, Outcome, Policy
 
 __all__ = ["AccountSink", "App", "ProvenanceMiddleware", "Receive", "Scope", "Send", "authenticated_user"]
@@ -124,6 +124,8 @@ class ProvenanceMiddleware:
             options["maxBatch"] = max_batch
         if max_depth is not None:
             options["maxDepth"] = max_depth
+        if audit is not None and not callable(audit):
+            raise ProvenanceTypeError("audit must be a function taking each account and its line", "invalid-type")
         self.app = app
         self._filter = Filter(options)
         self._audit = audit

@@ -222,7 +222,9 @@ class OnTheWayIn(unittest.IsolatedAsyncioTestCase):
     def test_bad_options_fail_when_the_middleware_is_made(self) -> None:
         for options, code in (({"policy": {"maxIntentBytes": 3}}, "invalid-limit"), ({"max_body_bytes": 0}, "invalid-limit"),
                               ({"max_sessions": True}, "invalid-limit"), ({"paths": "/mcp"}, "invalid-path"),
-                              ({"paths": ["mcp"]}, "invalid-path"), ({"max_depth": 4}, "invalid-limit")):
+                              ({"paths": ["mcp"]}, "invalid-path"), ({"max_depth": 4}, "invalid-limit"),
+                              # A path where a sink goes would refuse every request at run time: refused now.
+                              ({"audit": "audit.jsonl"}, "invalid-type")):
             with self.subTest(options=options), self.assertRaises(ProvenanceError) as bad:
                 ProvenanceMiddleware(Recorder(), **options)
             self.assertEqual(bad.exception.code, code)
@@ -386,7 +388,7 @@ class Witnessed(unittest.IsolatedAsyncioTestCase):
         self.assertEqual([w.get("sessionId") for w in accounts.witnessed()], [None, None, self.ISSUED.decode(), None])
         self.assertTrue(all("receivedAt" in w for w in accounts.witnessed()))
 
-    async def test_a_session_the_app_said_it_does_not_know_is_forgotten_and_memory_is_bounded(self) -> None:
+    async def test_a_404_forgets_no_session_and_memory_is_bounded(self) -> None:
         status = 200
 
         async def app(scope: Scope, receive: Receive, send: Send) -> None:
@@ -410,10 +412,11 @@ class Witnessed(unittest.IsolatedAsyncioTestCase):
             await post("-", issued)
         # Two remembered: the one issued longest ago is forgotten.
         self.assertEqual([await post(session) for session in ("a", "b", "c")], [None, "b", "c"])
+        # Anyone who knows a session id can draw a 404 naming it: that ends nothing.
         status = 404
         await post("b")
         status = 200
-        self.assertEqual([await post(session) for session in ("b", "c")], [None, "c"])
+        self.assertEqual([await post(session) for session in ("b", "c")], ["b", "c"])
 
     async def test_the_principal_is_the_user_the_stack_authenticated_never_a_header(self) -> None:
         accounts = Accounts()

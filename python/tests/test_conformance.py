@@ -20,11 +20,16 @@ UTF16_ONLY = "utf16.json"
 MIN_VECTORS = 120
 
 
+#: The ops of the core the package does not bind yet: the middleware's exchange
+#: (src/wire/exchange.rs), whose vectors run natively until the ASGI middleware is moved onto it.
+UNBOUND_OPS = frozenset({"exchange"})
+
+
 def load() -> List[Dict[str, Any]]:
     vectors: List[Dict[str, Any]] = []
     for path in sorted(CONFORMANCE.glob("*.json")):
         if path.name != UTF16_ONLY:
-            vectors.extend(json.loads(path.read_text(encoding="utf-8")))
+            vectors.extend(v for v in json.loads(path.read_text(encoding="utf-8")) if v["op"] not in UNBOUND_OPS)
     return vectors
 
 

@@ -1,5 +1,5 @@
-//! The options of a wire filter, bound once, and what a gateway knows of
-//! each body it filters.
+//! The options of a wire filter and of a middleware, bound once, and what
+//! a gateway knows of each body it filters.
 
 use super::parse::Keys;
 use crate::audit::AuditContext;
@@ -72,17 +72,23 @@ impl FilterOptions {
     /// otherwise be a policy silently not in force.
     #[doc(hidden)]
     pub fn from_slot(value: Slot<'_>) -> Result<Self, Error> {
+        Self::misplaced(value)?;
+        Self::from_options(&Options::new(value, Self::WHAT, Self::NAMES)?)
+    }
+
+    /// Refuses options holding a policy option outside `policy`.
+    pub(super) fn misplaced(value: Slot<'_>) -> Result<(), Error> {
         let misplaced = value
             .tree()
             .members()
             .find(|(name, _)| policy_names().contains(name));
-        if let (Slot::Object(_), Some((name, _))) = (value, misplaced) {
-            return Err(Error::new(
+        match (value, misplaced) {
+            (Slot::Object(_), Some((name, _))) => Err(Error::new(
                 Code::UnknownOption,
                 format!("filter options have no option `{name}`: policy options go in `policy`"),
-            ));
+            )),
+            _ => Ok(()),
         }
-        Self::from_options(&Options::new(value, Self::WHAT, Self::NAMES)?)
     }
 
     /// Checks that the bounds are in range.
@@ -246,5 +252,112 @@ impl FilterOptions {
             ));
         }
         Ok(Keys { invocation, ui })
+    }
+}
+
+/// How a [`Gateway`](super::Gateway) treats each exchange, besides its filter's options.
+///
+/// # Examples
+///
+/// ```
+/// use mcp_provenance::wire::GatewayOptions;
+///
+/// let options = GatewayOptions::default();
+/// assert!(options.echo && options.paths.is_none());
+/// assert_eq!((options.max_body_bytes, options.max_answer_bytes, options.max_sessions), (1 << 20, 16 << 20, 10_000));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GatewayOptions {
+    /// The filter's options.
+    pub filter: FilterOptions,
+    /// Whether results carry their request's `turnId` back (AI-11), and
+    /// nothing else of an envelope; `false` leaves answers as the app made
+    /// them (an intermediary's choice), the filter's replies still joined.
+    pub echo: bool,
+    /// The most bytes of a request body read; past it, 413 (`maxBodyBytes`).
+    pub max_body_bytes: u32,
+    /// The most bytes of a JSON answer, or of one event, held to echo into (`maxAnswerBytes`).
+    pub max_answer_bytes: u32,
+    /// The most session ids remembered (`maxSessions`).
+    pub max_sessions: u32,
+    /// The MCP endpoints, as the app routes them (`paths`): each begins with
+    /// `/`, `*` stands for one segment, a trailing slash is the same path,
+    /// and every path below one is the app's too (a mount serves it). `None`
+    /// watches every path.
+    pub paths: Option<Vec<String>>,
+}
+
+impl Default for GatewayOptions {
+    fn default() -> Self {
+        GatewayOptions {
+            filter: FilterOptions::default(),
+            echo: true,
+            max_body_bytes: 1 << 20,
+            max_answer_bytes: 16 << 20,
+            max_sessions: 10_000,
+            paths: None,
+        }
+    }
+}
+
+/// The middleware's own option names; the filter's are beside them.
+const OWN_NAMES: [&str; 5] = [
+    "echo",
+    "maxBodyBytes",
+    "maxAnswerBytes",
+    "maxSessions",
+    "paths",
+];
+
+impl GatewayOptions {
+    /// Reads the options from their JS names: the filter's and the
+    /// middleware's own, in one object.
+    #[doc(hidden)]
+    pub fn from_slot(value: Slot<'_>) -> Result<Self, Error> {
+        FilterOptions::misplaced(value)?;
+        let names: Vec<&str> = FilterOptions::NAMES
+            .iter()
+            .copied()
+            .chain(OWN_NAMES)
+            .collect();
+        let options = Options::new(value, "middleware options", &names)?;
+        let default = GatewayOptions::default();
+        let positive = |name: &str, value: Option<u32>, default: u32| match value {
+            None => Ok(default),
+            Some(0) => Err(Error::new(
+                Code::InvalidLimit,
+                format!("option `{name}` must be a positive integer"),
+            )),
+            Some(value) => Ok(value),
+        };
+        let paths = options.strings("paths")?;
+        for (index, path) in paths.iter().flatten().enumerate() {
+            if !path.starts_with('/') {
+                return Err(Error::new(
+                    Code::InvalidOption,
+                    format!("option `paths[{index}]` must begin with \"/\""),
+                ));
+            }
+        }
+        Ok(GatewayOptions {
+            filter: FilterOptions::from_options(&options)?,
+            echo: options.boolean("echo")?.unwrap_or(default.echo),
+            max_body_bytes: positive(
+                "maxBodyBytes",
+                options.limit("maxBodyBytes")?,
+                default.max_body_bytes,
+            )?,
+            max_answer_bytes: positive(
+                "maxAnswerBytes",
+                options.limit("maxAnswerBytes")?,
+                default.max_answer_bytes,
+            )?,
+            max_sessions: positive(
+                "maxSessions",
+                options.limit("maxSessions")?,
+                default.max_sessions,
+            )?,
+            paths,
+        })
     }
 }

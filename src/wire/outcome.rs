@@ -211,7 +211,7 @@ impl<'b> Outcome<'b> {
             )),
             verdict: Verdict::Reject {
                 status,
-                body: error("null", rpc, &message, code),
+                body: error("null", rpc, &message, code.as_str()),
             },
             messages: Vec::new(),
         }
@@ -236,7 +236,7 @@ impl<'b> Outcome<'b> {
 /// The filter's JSON-RPC answer to a message it refused, `id` its id's text.
 pub(super) fn reply(id: &str, code: Code) -> String {
     let (rpc, message) = answer(code);
-    error(id, rpc, message, code)
+    error(id, rpc, message, code.as_str())
 }
 
 /// The diagnostic of a refusal that none of a message's findings explains.
@@ -273,14 +273,15 @@ fn answer(code: Code) -> (i32, &'static str) {
     }
 }
 
-/// A JSON-RPC error object as text.
-fn error(id: &str, rpc: i32, message: &str, code: Code) -> String {
+/// A JSON-RPC error object as text: for the request whose id's JSON text
+/// is `id`, `code` its `data.code`.
+pub(super) fn error(id: &str, rpc: i32, message: &str, code: &str) -> String {
     let mut out =
         format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"error\":{{\"code\":{rpc},\"message\":");
     json::write_string(&mut out, message);
-    out.push_str(",\"data\":{\"code\":\"");
-    out.push_str(code.as_str());
-    out.push_str("\"}}}");
+    out.push_str(",\"data\":{\"code\":");
+    json::write_string(&mut out, code);
+    out.push_str("}}}");
     out
 }
 

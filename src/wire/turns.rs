@@ -14,11 +14,12 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use super::filter::Filter;
+use super::ids::{self, IdKey};
 use super::parse::{Body, Parser};
 use super::patch::Patch;
 use crate::edit::{Edit, Put, Target};
 use crate::json::doc::{Doc, Entry};
-use crate::json::{self, Number, Slot};
+use crate::json::{self, Slot};
 use crate::keys::AI_INVOCATION_KEY;
 use crate::schema::{EnvelopeField, Place};
 use crate::view::{Envelope, MessageView};
@@ -29,28 +30,95 @@ use crate::view::{Envelope, MessageView};
 /// stays bounded.
 const MAX_ANSWER_DEPTH: usize = 4096;
 
-/// A JSON-RPC id by its value: `"r\u0031"` and `"r1"` are one id, `1` and
-/// `1.0` are not (no server reads those alike).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-enum Id {
-    String(String),
-    Number(String),
-}
-
-/// What the echo writes into the result of an answer to one request: the
-/// `turnId` it carried under each pair of keys, in the order of the
-/// filter's pairs (`None` for a `ui` pair, or where it carried none).
-/// `Ambiguous`: two requests of the body named this id with different
-/// `turnId`s, so the answer can echo neither (it echoes nothing).
-#[derive(Debug, PartialEq)]
+/// What the echo writes into a result answering one request: the `turnId`
+/// it carried under each pair of keys, in the order of the filter's pairs
+/// (`None` for a `ui` pair, or where it carried none). `Ambiguous`: requests
+/// that carried different `turnId`s share an id as some client reads it, so
+/// the answer can echo neither (it echoes none).
+#[derive(Clone, Debug, PartialEq)]
 enum Echo {
     Turns(Vec<Option<String>>),
     Ambiguous,
 }
 
-/// The requests a body forwarded, by id: what an answer to them echoes.
-#[derive(Debug, Default)]
-struct Turns(HashMap<Id, Echo>);
+/// The requests a body forwarded (or a session did, for a stream resumed
+/// later), each by every key a client may read its id by ([`ids`]): what an
+/// answer to them echoes. Built once, read for every result.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Awaiting {
+    by_key: HashMap<IdKey, Echo>,
+    /// How many requests were added; the turns of the one, while there is one.
+    requests: usize,
+    /// How many bytes of `turnId`s were added.
+    bytes: usize,
+    only: Option<Vec<Option<String>>>,
+}
+
+impl Awaiting {
+    /// Adds a request: the keys of its id and its turns.
+    fn add(&mut self, keys: Vec<IdKey>, turns: Vec<Option<String>>) {
+        self.requests += 1;
+        self.bytes += turns.iter().flatten().map(String::len).sum::<usize>();
+        self.only = (self.requests == 1).then(|| turns.clone());
+        for key in keys {
+            let echo = Echo::Turns(turns.clone());
+            self.by_key
+                .entry(key)
+                .and_modify(|known| {
+                    if *known != echo {
+                        *known = Echo::Ambiguous;
+                    }
+                })
+                .or_insert(echo);
+        }
+    }
+
+    /// Adds every request of `other`, a later body's: where an id of both
+    /// meets, `other`'s wins (a client reuses an id once it is answered).
+    pub(crate) fn extend_latest(&mut self, other: &Awaiting) {
+        self.requests += other.requests;
+        self.bytes += other.bytes;
+        self.only = if self.requests == other.requests {
+            other.only.clone()
+        } else {
+            None
+        };
+        for (key, echo) in &other.by_key {
+            self.by_key.insert(key.clone(), echo.clone());
+        }
+    }
+
+    /// How many bytes of `turnId`s it holds.
+    pub(crate) fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// How many requests it holds.
+    pub(crate) fn len(&self) -> usize {
+        self.requests
+    }
+
+    /// The turns a result with this id echoes: those of the one request
+    /// there is (a client that sent one request takes any answer on its
+    /// stream for the answer to it, as the Python SDK does), else of every
+    /// request its id matches, when they agree; `None` when it matches none
+    /// or they disagree (it echoes none).
+    fn turns_for(&self, id: &Slot<'_>) -> Option<&[Option<String>]> {
+        if let Some(only) = &self.only {
+            return Some(only);
+        }
+        let mut found: Option<&Vec<Option<String>>> = None;
+        for key in ids::keys(id) {
+            match self.by_key.get(&key) {
+                None => continue,
+                Some(Echo::Ambiguous) => return None,
+                Some(Echo::Turns(turns)) if found.is_some_and(|seen| seen != turns) => return None,
+                Some(Echo::Turns(turns)) => found = Some(turns),
+            }
+        }
+        found.map(Vec::as_slice)
+    }
+}
 
 impl Filter {
     /// The note [`Seen::turn`](super::Seen::turn) keeps of a request that
@@ -90,10 +158,12 @@ impl Filter {
     /// nothing else of the envelope (AI-11): the member set to
     /// `{"turnId": …}`, or removed where the request carried no `turnId`.
     /// `turns` are the [`Seen::turn`](super::Seen::turn) notes of the
-    /// forwarded body's outcome. Borrowed, exactly as it came, when nothing
-    /// changed: errors, notifications, a result whose `_meta` is no object.
-    /// A result that answers none of `turns`' requests keeps a string
-    /// `turnId` of its envelope alone.
+    /// forwarded body's outcome. A result is matched to its request as the
+    /// clients match it (see `ids.rs`): when the body forwarded one request,
+    /// every result answers it; a result that answers none of them, or
+    /// requests that disagree, echoes no `turnId`: it never keeps the
+    /// server's own. Borrowed, exactly as it came, when nothing changed:
+    /// errors, notifications, a result whose `_meta` is no object.
     ///
     /// `None` when the answer cannot be read (not UTF-8 JSON, nesting past
     /// 4,096, a member named twice where the echo reads): the caller fails
@@ -123,6 +193,15 @@ impl Filter {
         answer: &'a [u8],
         turns: impl IntoIterator<Item = &'t str>,
     ) -> Option<Cow<'a, str>> {
+        self.echo_to(answer, &self.awaiting(turns))
+    }
+
+    /// [`Filter::echo`] on requests read once: `answer` echoed for `awaiting`.
+    pub(crate) fn echo_to<'a>(
+        &self,
+        answer: &'a [u8],
+        awaiting: &Awaiting,
+    ) -> Option<Cow<'a, str>> {
         let text = std::str::from_utf8(answer).ok()?;
         let parser = Parser::new(&self.keys, MAX_ANSWER_DEPTH, self.reads());
         let messages = match parser.body(text, usize::MAX).ok()? {
@@ -130,13 +209,12 @@ impl Filter {
             Body::Batch(_, messages) => messages,
             Body::TooMany => return None,
         };
-        let turns = self.turns(&parser, turns);
         let mut splices = Vec::new();
         for message in &messages {
             if message.fault.is_some() {
                 return None;
             }
-            if let Some(echoed) = self.echo_one(&message.doc, message.root, &turns) {
+            if let Some(echoed) = self.echo_one(&message.doc, message.root, awaiting) {
                 splices.push((message.root.value, echoed));
             }
         }
@@ -154,62 +232,51 @@ impl Filter {
         Some(Cow::Owned(out))
     }
 
-    /// The notes read back, by id; a note that does not read (not one of
-    /// the filter's own) is passed over.
-    fn turns<'t>(&self, parser: &Parser, notes: impl IntoIterator<Item = &'t str>) -> Turns {
-        let mut turns = Turns::default();
+    /// The requests of [`Seen::turn`](super::Seen::turn) notes, read once; a
+    /// note that does not read (not one of the filter's own) is passed over.
+    pub(crate) fn awaiting<'t>(&self, notes: impl IntoIterator<Item = &'t str>) -> Awaiting {
+        let parser = Parser::new(&self.keys, MAX_ANSWER_DEPTH, self.reads());
+        let mut awaiting = Awaiting::default();
         for note in notes {
             let Ok(message) = parser.one(note) else {
                 continue;
             };
             let views = self.views(message.doc.slot(&message.root));
-            let Some(id) = views.first().and_then(id_of) else {
+            let Some(primary) = views.first() else {
                 continue;
             };
-            let echo = Echo::Turns(
-                views
-                    .iter()
-                    .map(|view| view.envelope.turn_id().map(|turn| turn.text.to_owned()))
-                    .collect(),
-            );
-            turns
-                .0
-                .entry(id)
-                .and_modify(|known| {
-                    if *known != echo {
-                        *known = Echo::Ambiguous;
-                    }
-                })
-                .or_insert(echo);
+            let keys = ids::keys(&primary.get(Place::Id));
+            if keys.is_empty() {
+                continue;
+            }
+            let turns = views
+                .iter()
+                .map(|view| view.envelope.turn_id().map(|turn| turn.text.to_owned()))
+                .collect();
+            awaiting.add(keys, turns);
         }
-        turns
+        awaiting
     }
 
-    /// One message of an answer, echoed: its new text, when that changed.
-    /// A result that answers no request of `turns` (one of another body's,
-    /// an id in another spelling of a number) keeps a string `turnId` of
-    /// its envelope alone, as a response the client sends does (WIRE-5).
-    fn echo_one(&self, doc: &Doc, root: Entry, turns: &Turns) -> Option<String> {
+    /// One message of an answer, echoed: its new text, when that changed. A
+    /// result that answers no request of `awaiting` (or requests that
+    /// disagree) has its envelope removed: a `turnId` there is the server's
+    /// word, not the client's.
+    fn echo_one(&self, doc: &Doc, root: Entry, awaiting: &Awaiting) -> Option<String> {
         let views = self.views(doc.slot(&root));
         let primary = views.first()?;
         if !primary.is_response() || !primary.get(Place::Result).is_object() {
             return None;
         }
-        let echo = id_of(primary).and_then(|id| turns.0.get(&id));
+        let turns = awaiting.turns_for(&primary.get(Place::Id));
         let mut patch = Patch::new(doc, root);
         for (index, (pair, view)) in self.pairs.iter().zip(&views).enumerate() {
             if pair.keys.ui_key.is_some() {
                 continue;
             }
-            let turn = match echo {
-                Some(Echo::Turns(turns)) => turns.get(index).and_then(Option::as_deref),
-                Some(Echo::Ambiguous) => None,
-                None => {
-                    let (_, edits) = crate::echo::trim(view, &pair.keys);
-                    patch.edits(&edits, &pair.keys).ok()?;
-                    continue;
-                }
-            };
+            let turn = turns
+                .and_then(|turns| turns.get(index))
+                .and_then(Option::as_deref);
             let put = match turn {
                 Some(turn) if holds_only(&view.echo, turn) => continue,
                 Some(turn) => {
@@ -228,15 +295,6 @@ impl Filter {
                 .ok()?;
         }
         patch.text()
-    }
-}
-
-/// A message's id by its value, when it is a string or an integer.
-fn id_of(view: &MessageView) -> Option<Id> {
-    match view.get(Place::Id) {
-        Slot::String(text) => Some(Id::String(text.text.to_owned())),
-        Slot::Number(Number::Wire(text)) => Some(Id::Number(text.to_owned())),
-        _ => None,
     }
 }
 

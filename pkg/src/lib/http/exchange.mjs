@@ -80,11 +80,12 @@ export class Sessions {
   /**
    * What the app's answer (its `status`, the `Mcp-Session-Id` it `named`) to
    * a request (`method`, the session it `asked` for) says of sessions: the one
-   * it names was issued (returned), and one it ended (a DELETE it accepted, a
-   * 404 for it) is forgotten.
+   * it names was issued (returned), and one it ended (a DELETE it accepted) is
+   * forgotten. Nothing else forgets one: a 404 may come of any path or method,
+   * and would let anyone who knows a session id strip it from its owner's records.
    */
   learn(method, asked, status, named) {
-    if (typeof asked === "string" && (status === 404 || (method === "DELETE" && status < 300))) {
+    if (typeof asked === "string" && method === "DELETE" && status >= 200 && status < 300) {
       this.#issued.delete(asked);
       return undefined;
     }

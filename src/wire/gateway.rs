@@ -1,0 +1,145 @@
+//! The middleware, whatever the stack: its options read once, which
+//! requests it watches (the paths the app routes), the sessions it
+//! remembers, and an [`Exchange`] for each request. A middleware for a
+//! stack (Node, Fetch, ASGI, tower) only moves bytes between its stack and
+//! the exchange.
+
+use std::sync::{Arc, Mutex};
+
+use super::exchange::{Exchange, Shared, Start};
+use super::filter::Filter;
+use super::options::GatewayOptions;
+use super::sessions::Sessions;
+use crate::error::Error;
+use crate::json::Slot;
+
+/// A middleware's core: its filter and options, and the sessions the app
+/// issued; an [`Exchange`] for each request. Cheap to clone: clones share
+/// their sessions.
+///
+/// # Examples
+///
+/// ```
+/// use mcp_provenance::wire::{Gateway, GatewayOptions, Start};
+///
+/// let gateway = Gateway::new(GatewayOptions { paths: Some(vec!["/mcp".into()]), ..GatewayOptions::default() })?;
+/// let headers = [("content-type", "application/json")];
+/// assert_eq!(gateway.begin("POST", "/mcp/", &headers).start(), Start::Read);
+/// assert_eq!(gateway.begin("POST", "/token", &headers).start(), Start::Pass);
+/// assert_eq!(gateway.begin("GET", "/mcp", &headers).start(), Start::Watch);
+/// # Ok::<(), mcp_provenance::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Gateway(Arc<Shared>);
+
+impl Gateway {
+    /// A gateway with `options`, checked (its filter's, as [`Filter::new`]).
+    ///
+    /// # Errors
+    ///
+    /// The filter's errors, and `invalid-limit` or `invalid-option` for its own.
+    pub fn new(options: GatewayOptions) -> Result<Self, Error> {
+        let filter = Filter::new(options.filter.clone())?;
+        let sessions = Mutex::new(Sessions::new(options.max_sessions as usize));
+        Ok(Gateway(Arc::new(Shared::new(filter, options, sessions))))
+    }
+
+    /// A gateway from options with their JS names (`null` for the defaults).
+    ///
+    /// # Errors
+    ///
+    /// `unknown-option` for a name neither the filter nor the middleware has,
+    /// and the errors of [`Gateway::new`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use mcp_provenance::wire::Gateway;
+    /// use serde_json::json;
+    ///
+    /// let err = Gateway::from_value(&json!({"maxBodyBytes": 0})).unwrap_err();
+    /// assert_eq!(err.to_string(), "option `maxBodyBytes` must be a positive integer");
+    /// assert!(Gateway::from_value(&json!({"policy": {"userIntent": "redact"}, "echo": false, "paths": ["/mcp"]})).is_ok());
+    /// ```
+    #[cfg(feature = "value")]
+    pub fn from_value(value: &serde_json::Value) -> Result<Self, Error> {
+        Self::from_slot(Slot::of(value))
+    }
+
+    /// A gateway from options read as a slot.
+    #[doc(hidden)]
+    pub fn from_slot(value: Slot<'_>) -> Result<Self, Error> {
+        Gateway::new(GatewayOptions::from_slot(value)?)
+    }
+
+    /// Its filter.
+    pub fn filter(&self) -> &Filter {
+        &self.0.filter
+    }
+
+    /// Its options.
+    pub fn options(&self) -> &GatewayOptions {
+        &self.0.options
+    }
+
+    /// The exchange of one request: its HTTP `method`, the `path` the app
+    /// routes it by (without a root path a server strips, or a mount's
+    /// prefix a framework strips), and its headers, names in any case, a
+    /// header sent twice as two pairs.
+    pub fn begin<N: AsRef<str>, V: AsRef<str>>(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(N, V)],
+    ) -> Exchange {
+        let start = if !self.watches(path) {
+            Start::Pass
+        } else if method.eq_ignore_ascii_case("POST") {
+            Start::Read
+        } else {
+            Start::Watch
+        };
+        Exchange::new(Arc::clone(&self.0), start, method, headers)
+    }
+
+    /// Whether requests to `path` are the middleware's.
+    fn watches(&self, path: &str) -> bool {
+        let Some(paths) = &self.0.options.paths else {
+            return true;
+        };
+        paths.iter().any(|pattern| routes(pattern, path))
+    }
+}
+
+/// Whether the app routes `path` to the endpoint `pattern`: the same path
+/// (a trailing slash aside, `*` one segment), or one below it.
+fn routes(pattern: &str, path: &str) -> bool {
+    let mut path = path.trim_end_matches('/').split('/');
+    for segment in pattern.trim_end_matches('/').split('/') {
+        match path.next() {
+            Some(given) if given == segment || (segment == "*" && !given.is_empty()) => {}
+            _ => return false,
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn an_endpoint_owns_the_paths_below_it() {
+        for path in ["/mcp", "/mcp/", "/mcp//", "/mcp/sse", "/mcp/messages/x"] {
+            assert!(routes("/mcp", path), "{path}");
+        }
+        for path in ["/mc", "/mcpx", "/", "/other/mcp"] {
+            assert!(!routes("/mcp", path), "{path}");
+        }
+        assert!(routes("/servers/*/mcp", "/servers/a1/mcp/"));
+        assert!(!routes("/servers/*/mcp", "/servers//mcp"));
+        assert!(routes("/", "/anything"));
+    }
+}
