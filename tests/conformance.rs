@@ -293,12 +293,7 @@ fn exchange(gateway: &Gateway, given: &Value) -> Value {
         |step: Step, piece: &[u8], headers: &mut Vec<(String, String)>, status: &mut u16| {
             if let Some(head) = step.head {
                 *status = head.status;
-                for (name, value) in head.edits {
-                    headers.retain(|(key, _)| !key.eq_ignore_ascii_case(name));
-                    if let Some(value) = value {
-                        headers.push((name.to_owned(), value));
-                    }
-                }
+                *headers = head.edited(headers);
             }
             for piece_out in step.pieces {
                 match piece_out {

@@ -5,14 +5,20 @@
 //! instructions the filter runs, as Valgrind's cachegrind counts them, the
 //! same on every run and every machine. A quadratic step shows as 16×.
 //!
+//! The way back too: each dimension of an answer a server controls (how many
+//! pieces it comes in, how large an event is, how many events a stream
+//! holds, how many requests a body forwarded) is grown 4×.
+//!
 //! The test runs this very test binary under Valgrind, with the body to
 //! filter in `GROWTH_BODY` (and the options in `GROWTH_OPTIONS`), where
-//! [`filter_the_body_in_growth_body`] filters it; run alone, that test does nothing.
+//! [`filter_the_body_in_growth_body`] filters it, and, with an answer in
+//! `GROWTH_ANSWER`, takes it through the exchange; run alone, that test does nothing.
 #![cfg(all(feature = "value", not(target_arch = "wasm32")))]
 
 use std::path::PathBuf;
 use std::process::Command;
 
+use mcp_provenance::wire::Gateway;
 use mcp_provenance::{Filter, FilterContext};
 
 const KEY: &str = "io.modelcontextprotocol/aiInvocation";
@@ -31,6 +37,22 @@ fn filter_the_body_in_growth_body() {
     let body = std::fs::read(path).expect("the body");
     let options = std::env::var("GROWTH_OPTIONS").unwrap_or_else(|_| "null".into());
     let options: serde_json::Value = serde_json::from_str(&options).expect("options");
+    if let Some(answer) = std::env::var_os("GROWTH_ANSWER") {
+        let answer: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(answer).expect("the answer")).expect("JSON");
+        let gateway = Gateway::from_value(&options).expect("a gateway");
+        let json = [("content-type", "application/json")];
+        let mut exchange = gateway.begin("POST", "/mcp", &json);
+        drop(exchange.admit(&body, None, None));
+        let media = answer["type"].as_str().expect("a media type");
+        let mut over = exchange.head(200, &[("content-type", media)]).over;
+        for piece in answer["pieces"].as_array().expect("pieces") {
+            let piece = piece.as_str().expect("text").as_bytes();
+            over = over || exchange.piece(piece).over;
+        }
+        assert!(over || exchange.end().over);
+        return;
+    }
     let filter = Filter::from_value(&options).expect("a filter");
     let outcome = filter.filter(&body, &FilterContext::default());
     // The lines too: what a gateway writes of every body.
@@ -39,6 +61,12 @@ fn filter_the_body_in_growth_body() {
 
 /// The instructions run filtering `body`, less those of a run with an empty one.
 fn work(name: &str, body: &str, options: &str) -> f64 {
+    counted(name, body, options, None) - counted(name, "{}", options, None)
+}
+
+/// The instructions run filtering `body` and taking `answer` (its media type
+/// and pieces, as JSON) back, when given.
+fn counted(name: &str, body: &str, options: &str, answer: Option<&str>) -> f64 {
     let count = |body: &str| {
         let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
         let path = dir.join(format!("growth-{name}.json"));
@@ -57,6 +85,11 @@ fn work(name: &str, body: &str, options: &str) -> f64 {
             ])
             .env("GROWTH_BODY", &path)
             .env("GROWTH_OPTIONS", options)
+            .envs(answer.map(|answer| {
+                let path = dir.join(format!("growth-{name}-answer.json"));
+                std::fs::write(&path, answer).expect("writes");
+                ("GROWTH_ANSWER", path)
+            }))
             .output()
             .expect("Valgrind runs: install it (`make setup-debian`, Debian's valgrind)");
         let report = String::from_utf8_lossy(&output.stderr);
@@ -68,7 +101,7 @@ fn work(name: &str, body: &str, options: &str) -> f64 {
             .and_then(|count| count.parse::<f64>().ok())
             .unwrap_or_else(|| panic!("no instruction count in {report}"))
     };
-    count(body) - count("{}")
+    count(body)
 }
 
 /// Asserts that filtering `make(4 * n)` costs at most [`MOST`] times
@@ -179,4 +212,109 @@ fn correlation_ids() {
         );
         call("1", &meta, "{}")
     });
+}
+
+/// Asserts that taking `make(4 * n)` back costs at most [`MOST`] times
+/// taking `make(n)` back, each an answer (its pieces, as the JSON of the
+/// spec `{"type", "pieces"}`) to the request `request(n)` (or `4 * n`).
+fn way_back_grows_linearly(
+    name: &str,
+    n: usize,
+    request: impl Fn(usize) -> String,
+    media: &str,
+    make: impl Fn(usize) -> Vec<String>,
+) {
+    let options = r#"{"maxBatch":100000,"maxAnswerBytes":67108864}"#;
+    let work = |n: usize| {
+        let spec =
+            |pieces: Vec<String>| serde_json::json!({"type": media, "pieces": pieces}).to_string();
+        counted(name, &request(n), options, Some(&spec(make(n))))
+            - counted(name, &request(n), options, Some(&spec(Vec::new())))
+    };
+    let (small, large) = (work(n), work(4 * n));
+    let ratio = large / small;
+    println!("{name}: {small} -> {large} instructions, {ratio:.2}x");
+    assert!(
+        ratio <= MOST,
+        "{name}: 4x the answer took {ratio:.2}x the work"
+    );
+}
+
+/// One request carrying a `turnId`, and the result answering it with the
+/// server's whole envelope (`padding` bytes of text in it).
+fn one_call(_: usize) -> String {
+    call("1", &format!(r#""{KEY}":{{"turnId":"t-1"}}"#), "{}")
+}
+
+fn careless(id: usize, padding: usize) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"result":{{"text":"{}","_meta":{{"{KEY}":{{"turnId":"x","userIntent":{{"text":"leak"}}}}}}}}}}"#,
+        "p".repeat(padding)
+    )
+}
+
+#[test]
+fn way_back_pieces_of_one_event() {
+    // One event, 64 KiB then 256 KiB, in pieces of 1 KiB: the pieces grow 4x.
+    way_back_grows_linearly("back-pieces", 64, one_call, "text/event-stream", |n| {
+        let event = format!("data: {}\n\n", careless(1, n * 1024));
+        event
+            .as_bytes()
+            .chunks(1024)
+            .map(|piece| String::from_utf8_lossy(piece).into_owned())
+            .collect()
+    });
+}
+
+#[test]
+fn way_back_event_size() {
+    way_back_grows_linearly("back-event", 16_000, one_call, "text/event-stream", |n| {
+        vec![format!("data: {}\n\n", careless(1, n))]
+    });
+}
+
+#[test]
+fn way_back_events_per_stream() {
+    way_back_grows_linearly("back-events", 500, one_call, "text/event-stream", |n| {
+        vec![
+            (0..n)
+                .map(|_| format!("data: {}\n\n", careless(1, 10)))
+                .collect::<String>(),
+        ]
+    });
+}
+
+#[test]
+fn way_back_requests_per_body() {
+    let request = |n: usize| {
+        let message = |i: usize| {
+            call(
+                &i.to_string(),
+                &format!(r#""{KEY}":{{"turnId":"t{i}"}}"#),
+                "{}",
+            )
+        };
+        format!("[{}]", repeat(n, message))
+    };
+    // Every result of a JSON answer, and of as many events, echoed against every request.
+    way_back_grows_linearly(
+        "back-requests-json",
+        500,
+        request,
+        "application/json",
+        |n| vec![format!("[{}]", repeat(n, |i| careless(i, 10)))],
+    );
+    way_back_grows_linearly(
+        "back-requests-events",
+        500,
+        request,
+        "text/event-stream",
+        |n| {
+            vec![
+                (0..n)
+                    .map(|i| format!("data: {}\n\n", careless(i, 10)))
+                    .collect::<String>(),
+            ]
+        },
+    );
 }

@@ -33,17 +33,14 @@ b'{"jsonrpc":"2.0","id":1,"result":{"_meta":{"io.modelcontextprotocol/aiInvocati
 from __future__ import annotations
 
 import inspect
-import json
 import logging
-import re
-from typing import Awaitable, Callable, Optional, Sequence, Union
+from typing import Any, Awaitable, Callable, Dict, List, Optional, Sequence, Tuple, Union, cast
 
-from ._asgi_answer import Answer, Send, awaiting, composed, error_text, header, is_batch, respond
-from ._asgi_request import Gone, Receive, Request, read_body, received_at, replay
-from ._asgi_witnessed import Scope, Sessions, authenticated_user
-from ._native import Filter
-from .errors import ProvenanceTypeError, ProvenanceValueError
-from .types import FilterContext, FilterOptions, MessageAccount, Outcome, Policy
+from ._asgi_io import AsgiMessage, Gone, Receive, Scope, Send, forwarded, read_body, received_at, respond, route_path
+from ._asgi_witnessed import authenticated_user
+from ._native import Exchange, Gateway
+from .errors import ProvenanceTypeError
+from .types import Forward, MessageAccount, Outcome, Policy
 
 __all__ = ["AccountSink", "App", "ProvenanceMiddleware", "Receive", "Scope", "Send", "authenticated_user"]
 
@@ -68,14 +65,17 @@ LOGGER = logging.getLogger("mcp_provenance")
 
 class ProvenanceMiddleware:
     """Runs the filter on each POST body to an MCP path before ``app`` reads it, and echoes
-    only ``turnId`` into each result on the way back (AI-11).
+    only ``turnId`` into each result on the way back (AI-11). Every decision is the core's
+    exchange (WIRE-7, WIRE-8, as in every runtime); this class moves ASGI's messages.
 
-    ``paths`` are the MCP endpoints (``"/mcp"``; ``*`` stands for one path segment, as in
-    ``"/servers/*/mcp"``; a trailing slash is the same path); ``None``, the default, filters
-    a POST to any path, so that no MCP endpoint the app serves is passed over: an app that
-    takes other POSTs (OAuth's ``/token`` and ``/register``, a form) names its MCP paths. ``policy``,
+    ``paths`` are the MCP endpoints, as the app routes them (``"/mcp"``; ``*`` stands for one
+    path segment, as in ``"/servers/*/mcp"``; a trailing slash is the same path; every path
+    below one is the endpoint's too, as a ``Mount`` serves it), matched without the
+    ``root_path`` a server or a ``Mount`` put before it; ``None``, the default, filters a POST
+    to any path, so that no MCP endpoint the app serves is passed over: an app that takes other
+    POSTs (OAuth's ``/token`` and ``/register``, a form) names its MCP paths. ``policy``,
     ``lift_legacy``, ``invocation_keys``, ``ui_keys``, ``max_batch`` and ``max_depth`` are the
-    :class:`~mcp_provenance.types.FilterOptions` of every runtime, checked now.
+    :class:`~mcp_provenance.types.FilterOptions` of every runtime; all are checked now.
 
     A body past ``max_body_bytes`` is answered 413 and nothing of it read past the bound. A
     body the filter refuses whole (not UTF-8 JSON by its headers: 415; not JSON; too deep)
@@ -83,27 +83,28 @@ class ProvenanceMiddleware:
     (sync or async) gets each message's account (with its ``record``, but for a message
     refused before it could be read) and its log line; when it raises, nothing goes to the app,
     each request is answered -32603, ``data: {"code": ...}`` (a body the filter refused keeps
-    its refusal), and the ``mcp_provenance`` logger says so. A body refused whole before any message was read (413, 415, not JSON) has
-    no account. The app reads exactly the
-    bytes the filter returned (``content-length`` made right; asked for no
-    ``Content-Encoding``, since the answer is read), and the client's ``Host`` and
-    ``Origin``, as they came.
+    its refusal), and the ``mcp_provenance`` logger says so. A body refused whole before any
+    message was read (413, 415, not JSON) has no account. The app reads exactly the bytes the
+    filter returned (``content-length`` made right; asked for no ``Content-Encoding``, since
+    the answer is read), and the client's ``Host`` and ``Origin``, as they came.
 
-    The filter's replies (to the refused messages of a batch) join the app's answer. A JSON
-    answer is held up to ``max_answer_bytes``; an event stream passes one event at a time,
-    each held up to as many; past that, or not JSON-RPC, it is not passed on: each request of
-    the body gets a -32603 error instead. ``echo=False`` leaves results as the app made them.
+    The app's answer is read as the clients read it: the filter's replies (to the refused
+    messages of a batch) join it; a JSON answer is held up to ``max_answer_bytes``; an event
+    stream passes one event at a time, each held up to as many; past that, not JSON-RPC, or in
+    a form a client may read otherwise (another JSON media type, a charset, an encoding), it is
+    not passed on: each request of the body gets a -32603 error instead. ``echo=False`` leaves
+    results as the app made them.
 
     A record's ``witnessed`` has the ``Mcp-Session-Id`` a request names only once the app
-    itself issued it on a successful answer (forgotten on a DELETE it accepted or a 404; at
-    most ``max_sessions`` at once), and the ``principal`` that ``principal(scope)`` gives:
+    itself issued it on a successful answer (forgotten only on a DELETE it accepted; at most
+    ``max_sessions`` at once), and the ``principal`` that ``principal(scope)`` gives:
     :func:`authenticated_user` by default, so the middleware goes inside the stack's
     authentication (``http_app(middleware=[...])``) to record one.
 
     >>> ProvenanceMiddleware(lambda scope, receive, send: None, paths=["mcp"])
     Traceback (most recent call last):
     ...
-    mcp_provenance.errors.ProvenanceValueError: paths[0] must begin with "/"
+    mcp_provenance.errors.ProvenanceValueError: option `paths[0]` must begin with "/"
     """
 
     def __init__(self, app: App, *, policy: Optional[Policy] = None, audit: Optional[AccountSink] = None,
@@ -113,28 +114,18 @@ class ProvenanceMiddleware:
                  principal: Callable[[Scope], Optional[str]] = authenticated_user,
                  max_body_bytes: int = MAX_BODY_BYTES, max_answer_bytes: int = MAX_ANSWER_BYTES,
                  max_sessions: int = MAX_SESSIONS) -> None:
-        options: FilterOptions = {"liftLegacy": lift_legacy}
-        if policy is not None:
-            options["policy"] = policy
-        if invocation_keys is not None:
-            options["invocationKeys"] = list(invocation_keys)
-        if ui_keys is not None:
-            options["uiKeys"] = list(ui_keys)
-        if max_batch is not None:
-            options["maxBatch"] = max_batch
-        if max_depth is not None:
-            options["maxDepth"] = max_depth
         if audit is not None and not callable(audit):
             raise ProvenanceTypeError("audit must be a function taking each account and its line", "invalid-type")
+        given = {"policy": policy, "liftLegacy": lift_legacy, "invocationKeys": invocation_keys, "uiKeys": ui_keys,
+                 "maxBatch": max_batch, "maxDepth": max_depth, "echo": echo, "maxBodyBytes": max_body_bytes,
+                 "maxAnswerBytes": max_answer_bytes, "maxSessions": max_sessions, "paths": paths}
+        options: Dict[str, Any] = {name: list(value) if isinstance(value, tuple) else value
+                                   for name, value in given.items() if value is not None}
         self.app = app
-        self._filter = Filter(options)
+        self._gateway = Gateway(options)
         self._audit = audit
-        self._paths = _paths(paths)
         self._principal = principal
         self._echo = echo
-        self._max_body = _limit("max_body_bytes", max_body_bytes)
-        self._max_answer = _limit("max_answer_bytes", max_answer_bytes)
-        self._sessions = Sessions(_limit("max_sessions", max_sessions))
 
     @property
     def echo(self) -> bool:
@@ -142,51 +133,34 @@ class ProvenanceMiddleware:
         return self._echo
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or (self._paths is not None and not self._paths.fullmatch(scope["path"])):
+        if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        method: str = scope["method"]
-        if method != "POST":
-            # A GET stream, a DELETE and any other method go to the app as they came.
-            named = header(scope["headers"], b"mcp-session-id")
-            return await self.app(scope, receive, self._sessions.watching(method, named, send))
-        request = Request(scope["headers"])
+        exchange = self._gateway.begin(scope["method"], route_path(scope), scope["headers"])
+        start = exchange.start
+        if start == "pass":
+            return await self.app(scope, receive, send)
+        if start == "watch":
+            return await self.app(scope, receive, _Back(exchange, send))
+        if exchange.declared_too_large:
+            # The rest of the body is not read: the connection cannot carry another request.
+            return await respond(send, exchange.too_large())
         try:
-            body = await read_body(request.declared, receive, self._max_body)
+            body = await read_body(receive, exchange.max_body_bytes)
         except Gone:
             return
         if body is None:
-            refusal = {"code": -32600, "message": f"the body is larger than {self._max_body} bytes", "data": {"code": "body-too-large"}}
-            too_large = json.dumps({"jsonrpc": "2.0", "id": None, "error": refusal}, separators=(",", ":")).encode()
-            # The rest of the body is not read: the connection cannot carry another request.
-            return await respond(send, 413, too_large, [(b"connection", b"close")])
-        outcome = self._filter(body, self._context(scope, request))
+            return await respond(send, exchange.too_large())
+        outcome = exchange.admit(body, received_at(), self._principal(scope))
         # No sink, no coroutine to make for one.
-        audited = await self._audited(outcome) if self._audit is not None else None
-        if "reject" in outcome:
-            return await respond(send, outcome["status"], outcome["reject"] if isinstance(outcome["reject"], bytes) else b"")
-        if audited is not None:
-            failures = [error_text(request_id, "the request could not be audited", audited) for request_id in awaiting(outcome)]
-            parts = [*(reply.encode() for reply in outcome["replies"]), *failures]
-            nothing = error_text("null", "the request could not be audited", audited)
-            return await respond(send, 200, composed(parts, is_batch(body))) if parts else await respond(send, 500, nothing)
-        forward = outcome["forward"] if isinstance(outcome["forward"], bytes) else b""
-        sessions, named = self._sessions, request.session
-        answer = Answer(send, self._filter, outcome, body, self._echo, self._max_answer,
-                        lambda start: sessions.answered("POST", named, start))
-        request.kept.append((b"content-length", b"%d" % len(forward)))
-        await self.app({**scope, "headers": request.kept}, replay(forward, receive), answer)
-
-    def _context(self, scope: Scope, request: Request) -> FilterContext:
-        """What the filter reads besides the body: the headers that say how it is encoded, and
-        what the server witnessed."""
-        context: FilterContext = {"headers": request.content, "receivedAt": received_at()}
-        session = self._sessions.witnessed(request.session)
-        if session is not None:
-            context["sessionId"] = session
-        principal = self._principal(scope)
-        if principal is not None:
-            context["principal"] = principal
-        return context
+        unkept = await self._audited(outcome) if self._audit is not None else None
+        rejected = exchange.rejected()
+        if rejected is not None:
+            return await respond(send, rejected)
+        if unkept is not None:
+            return await respond(send, exchange.audit_failed(unkept))
+        # Not rejected: the outcome forwards, and a body given as bytes goes on as bytes.
+        app_scope, app_receive = forwarded(scope, cast(bytes, cast(Forward, outcome)["forward"]), receive)
+        await self.app(app_scope, app_receive, _Back(exchange, send))
 
     async def _audited(self, outcome: Outcome) -> Optional[str]:
         """Hands each account to ``audit``; ``None`` when it kept them all, else the code of its
@@ -208,21 +182,41 @@ class ProvenanceMiddleware:
         return None
 
 
-def _paths(paths: Optional[Sequence[str]]) -> Optional[re.Pattern[str]]:
-    """One pattern for the MCP paths (``*`` one segment, a trailing slash optional)."""
-    if paths is None:
-        return None
-    if isinstance(paths, str):
-        raise ProvenanceValueError("paths must be a list of paths, not one path", "invalid-path")
-    for index, path in enumerate(paths):
-        if not isinstance(path, str) or not path.startswith("/"):
-            raise ProvenanceValueError(f'paths[{index}] must begin with "/"', "invalid-path")
-    one = "|".join(re.escape(path.rstrip("/")).replace(r"\*", "[^/]+") for path in paths)
-    return re.compile(f"(?:{one})/?")
+class _Back:
+    """Stands for the client's ``send`` while the app answers: each of its messages through
+    the exchange, what the exchange says to send sent. The head the client gets waits for the
+    exchange (a JSON answer's, until it is whole)."""
 
+    __slots__ = ("_exchange", "_send", "_passes", "_over", "_start")
 
-def _limit(name: str, value: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ProvenanceValueError(f"{name} must be a positive integer", "invalid-limit")
-    return value
+    def __init__(self, exchange: Exchange, send: Send) -> None:
+        self._exchange = exchange
+        self._send = send
+        self._passes = False
+        self._over = False
+        self._start: AsgiMessage = {}
 
+    async def __call__(self, message: AsgiMessage) -> None:
+        kind = message["type"]
+        if self._over:
+            return
+        if self._passes or kind not in ("http.response.start", "http.response.body"):
+            return await self._send(message)
+        if kind == "http.response.start":
+            self._start = message
+            return await self._step(self._exchange.head(message["status"], message.get("headers", [])), True)
+        await self._step(self._exchange.piece(message.get("body", b"")), True)
+        if not message.get("more_body", False) and not self._over:
+            await self._step(self._exchange.end(), False)
+
+    async def _step(self, step: Tuple[Any, List[bytes], bool], more: bool) -> None:
+        """Sends what a step of the exchange says: its head, its pieces as one body message
+        (none while more is to come and nothing is to send), and the end when it is over."""
+        head, pieces, over = step
+        if head is not None:
+            status, headers, self._passes = head
+            await self._send({**self._start, "status": status, "headers": headers})
+        body = b"".join(pieces)
+        if over or body or not more:
+            await self._send({"type": "http.response.body", "body": body, "more_body": more and not over})
+        self._over = over

@@ -10,7 +10,7 @@ use pyo3::types::{PyBytes, PyDict, PyString};
 
 use super::{options, raise, write};
 use mcp_provenance::error::Error;
-use mcp_provenance::wire::{Filter, FilterContext, Verdict};
+use mcp_provenance::wire::{Filter, FilterContext, Outcome, Verdict};
 
 /// The wire filter: a gateway's request bodies in, what to forward or
 /// answer out, every decision the core's. What no rule changed goes on byte
@@ -58,52 +58,8 @@ impl PyFilter {
             },
         };
         let filter = &self.0;
-        let outcome = detached(py, bytes.len(), || filter.filter(&bytes, &context));
-        // A body goes back as it came: `bytes` or `str`, the very object
-        // when nothing changed.
-        let body_of = |out: &str| -> PyResult<Bound<'py, PyAny>> {
-            Ok(match text {
-                Some(_) => PyString::new(py, out).into_any(),
-                None => PyBytes::new(py, out.as_bytes()).into_any(),
-            })
-        };
-        let out = PyDict::new(py);
-        match &outcome.verdict {
-            Verdict::Forward {
-                body: Cow::Borrowed(_),
-                replies,
-            } => {
-                out.set_item("forward", body)?;
-                out.set_item("replies", replies)?;
-            }
-            Verdict::Forward {
-                body: changed,
-                replies,
-            } => {
-                out.set_item("forward", body_of(changed)?)?;
-                out.set_item("replies", replies)?;
-            }
-            Verdict::Reject { status, body } => {
-                out.set_item("reject", body_of(body)?)?;
-                out.set_item("status", status)?;
-                out.set_item("replies", Vec::<String>::new())?;
-            }
-        }
-        out.set_item("lines", outcome.lines())?;
-        let ids: Vec<Option<&str>> = outcome
-            .messages
-            .iter()
-            .map(|seen| seen.id_text.as_deref())
-            .collect();
-        out.set_item("ids", ids)?;
-        let turns: Vec<Option<&str>> = outcome
-            .messages
-            .iter()
-            .map(|seen| seen.turn.as_deref())
-            .collect();
-        out.set_item("turns", turns)?;
-        out.set_item("messages", write::serialized(py, &outcome.messages)?)?;
-        Ok(out)
+        let outcome_of = detached(py, bytes.len(), || filter.filter(&bytes, &context));
+        outcome(py, &outcome_of, body, text.is_some())
     }
 
     /// A server's answer to a forwarded body (a JSON body, or one event's
@@ -165,6 +121,61 @@ impl PyFilter {
     }
 }
 
+/// An outcome as Python takes it: `{"forward": body, "replies", ...}` or
+/// `{"reject": body, "status", ...}`, a body of the type given (`str` when
+/// `text`), the very object given when nothing changed.
+pub(super) fn outcome<'py>(
+    py: Python<'py>,
+    outcome: &Outcome<'_>,
+    body: &Bound<'py, PyAny>,
+    text: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let body_of = |out: &str| -> Bound<'py, PyAny> {
+        if text {
+            PyString::new(py, out).into_any()
+        } else {
+            PyBytes::new(py, out.as_bytes()).into_any()
+        }
+    };
+    let out = PyDict::new(py);
+    match &outcome.verdict {
+        Verdict::Forward {
+            body: Cow::Borrowed(_),
+            replies,
+        } => {
+            out.set_item("forward", body)?;
+            out.set_item("replies", replies)?;
+        }
+        Verdict::Forward {
+            body: changed,
+            replies,
+        } => {
+            out.set_item("forward", body_of(changed))?;
+            out.set_item("replies", replies)?;
+        }
+        Verdict::Reject { status, body } => {
+            out.set_item("reject", body_of(body))?;
+            out.set_item("status", status)?;
+            out.set_item("replies", Vec::<String>::new())?;
+        }
+    }
+    out.set_item("lines", outcome.lines())?;
+    let ids: Vec<Option<&str>> = outcome
+        .messages
+        .iter()
+        .map(|seen| seen.id_text.as_deref())
+        .collect();
+    out.set_item("ids", ids)?;
+    let turns: Vec<Option<&str>> = outcome
+        .messages
+        .iter()
+        .map(|seen| seen.turn.as_deref())
+        .collect();
+    out.set_item("turns", turns)?;
+    out.set_item("messages", write::serialized(py, &outcome.messages)?)?;
+    Ok(out)
+}
+
 /// The fewest bytes the core reads without the GIL: a millisecond's work or
 /// more. Below it the GIL is kept. Once released, another thread running
 /// Python (a sync tool, an exporter) holds it for up to the interpreter's
@@ -173,7 +184,11 @@ impl PyFilter {
 const DETACHED_BYTES: usize = 1 << 20;
 
 /// `work` on `len` bytes, without the GIL when they are enough to be worth it.
-fn detached<T: Ungil>(py: Python<'_>, len: usize, work: impl Ungil + FnOnce() -> T) -> T {
+pub(super) fn detached<T: Ungil>(
+    py: Python<'_>,
+    len: usize,
+    work: impl Ungil + FnOnce() -> T,
+) -> T {
     if len >= DETACHED_BYTES {
         py.detach(work)
     } else {

@@ -24,6 +24,7 @@
 )]
 
 mod filter;
+mod gateway;
 mod read;
 mod write;
 
@@ -365,5 +366,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(is_reserved_meta_key, module)?)?;
     module.add_function(wrap_pyfunction!(check_policy, module)?)?;
     module.add_class::<filter::PyFilter>()?;
+    module.add_class::<gateway::PyGateway>()?;
+    module.add_class::<gateway::PyExchange>()?;
     Ok(())
 }

@@ -219,10 +219,36 @@ class OnTheWayIn(unittest.IsolatedAsyncioTestCase):
             self.assertEqual(answer.status, 415, path)
         self.assertEqual(len(app.reached), 5)
 
+    async def test_the_paths_are_those_the_app_routes(self) -> None:
+        """``paths`` match the path the app routes by: without a server's root path or a
+        ``Mount``'s prefix, and every path below an endpoint (FastMCP's SSE transport posts to
+        ``/messages/<id>``)."""
+        secret = (b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"q","_meta":{"%s":'
+                  b'{"userIntent":{"text":"secret"}}}}}' % AI_INVOCATION_KEY.encode())
+        for paths, path, root in ((["/mcp"], "/api/mcp", "/api"), (["/messages"], "/messages/x", ""),
+                                  (["/mcp"], "/sub/mcp/", "/sub")):
+            with self.subTest(path=path, root=root):
+                app = Recorder()
+                guarded = ProvenanceMiddleware(app, paths=paths, policy={"userIntent": "redact"})
+                await exchange(guarded, secret, path=path, scope={"root_path": root})
+                self.assertNotIn(b"secret", app.reached[0].body)
+        # Inside a Starlette Mount, as the app behind it routes.
+        from starlette.applications import Starlette
+        from starlette.routing import Mount
+
+        inner = Recorder()
+        mounted = Starlette(routes=[Mount("/sub", app=ProvenanceMiddleware(inner, paths=["/mcp"], policy={"userIntent": "redact"}))])
+        await exchange(mounted, secret, path="/sub/mcp")
+        self.assertNotIn(b"secret", inner.reached[0].body)
+        # Outside the paths, a POST goes on as it came.
+        other = Recorder()
+        await exchange(ProvenanceMiddleware(other, paths=["/mcp"], policy={"userIntent": "redact"}), secret, path="/token")
+        self.assertEqual(other.reached[0].body, secret)
+
     def test_bad_options_fail_when_the_middleware_is_made(self) -> None:
         for options, code in (({"policy": {"maxIntentBytes": 3}}, "invalid-limit"), ({"max_body_bytes": 0}, "invalid-limit"),
-                              ({"max_sessions": True}, "invalid-limit"), ({"paths": "/mcp"}, "invalid-path"),
-                              ({"paths": ["mcp"]}, "invalid-path"), ({"max_depth": 4}, "invalid-limit"),
+                              ({"max_sessions": True}, "invalid-option"), ({"paths": "/mcp"}, "invalid-option"),
+                              ({"paths": ["mcp"]}, "invalid-option"), ({"max_depth": 4}, "invalid-limit"),
                               # A path where a sink goes would refuse every request at run time: refused now.
                               ({"audit": "audit.jsonl"}, "invalid-type")):
             with self.subTest(options=options), self.assertRaises(ProvenanceError) as bad:
@@ -285,8 +311,11 @@ class OnTheWayBack(unittest.IsolatedAsyncioTestCase):
         first, rest = self.ECHOED.split(b',"result"')
         self.assertEqual(sent, [
             b"id: 0\ndata:\r\n\r\n: keep-alive\n\nevent: message\nid: 1\ndata: " + progress + b"\n\n",
-            # Its fields kept in their order, its data on the lines it came on, echoed.
-            b"event: message\nid: 2\nretry: 10\ndata: " + first + b"\ndata: ,\"result\"" + rest + b"\r\n\r\n",
+            # Its fields kept in their order, its data on the lines it came on, echoed; the event
+            # goes on at the CR that ends it, the LF after it as it comes, then the end.
+            b"event: message\nid: 2\nretry: 10\ndata: " + first + b"\ndata: ,\"result\"" + rest + b"\r\n\r",
+            b"\n",
+            b"",
         ])
 
     async def test_an_event_stream_gives_the_same_events_wherever_its_pieces_are_cut(self) -> None:
@@ -321,7 +350,11 @@ class OnTheWayBack(unittest.IsolatedAsyncioTestCase):
                     answer = await exchange(ProvenanceMiddleware(app, echo=echo), batch)
                     self.assertEqual(app.reached[0].body, b'[{"jsonrpc":"2.0","id":1,"method":"ping"}]')
                     self.assertEqual((answer.status, answer.body), (200, expected))
-                    self.assertEqual(answer.headers, [(b"mcp-session-id", b"s-1"), *JSON, (b"content-length", b"%d" % len(expected))])
+                    # Echoing, the answer is held whole and its length known; not echoing, the
+                    # replies join a JSON answer as it streams (the others are the middleware's own, whole).
+                    streams = not echo and status == 200
+                    length = [] if streams else [(b"content-length", b"%d" % len(expected))]
+                    self.assertEqual(answer.headers, [(b"mcp-session-id", b"s-1"), *JSON, *length])
         # An event stream gets the replies as events of their own, first.
         app = Recorder(headers=EVENTS, pieces=[event(one)])
         answer = await exchange(ProvenanceMiddleware(app), batch)
@@ -332,7 +365,10 @@ class OnTheWayBack(unittest.IsolatedAsyncioTestCase):
         limit = b'{"jsonrpc":"2.0","id":12345678901234567890,"error":{"code":-32603,"message":"the server\'s answer is larger than 64 bytes","data":{"code":"answer-too-large"}}}'
         event_limit = limit.replace(b"the server's answer", b"an event of the server's answer")
         event_not_json = not_json("12345678901234567890").replace(b"the server's answer", b"an event of the server's answer")
-        twice = not_json("12345678901234567890").replace(b"is not JSON-RPC", b"names its media type twice")
+        unreadable = not_json("12345678901234567890").replace(
+            b"is not JSON-RPC", b"is in a form the middleware does not read (its Content-Type, charset or Content-Encoding)"
+        ).replace(b"answer-not-json", b"answer-unreadable")
+        answer = b'{"jsonrpc":"2.0","id":12345678901234567890,"result":{}}'
         cases: Tuple[Tuple[List[Tuple[bytes, bytes]], List[bytes], bytes], ...] = (
             (JSON, [b'{"jsonrpc":"2.0",', b'"id":12345678901234567890,"result":{', b'"text":"%s"}}' % (b"x" * 100)], limit),
             (JSON, [b"<html>busy</html>"], not_json("12345678901234567890")),
@@ -340,7 +376,13 @@ class OnTheWayBack(unittest.IsolatedAsyncioTestCase):
             (EVENTS, [event(b"{}"), b"data: " + b"x" * 100, b"\n\n" + event(b"{}")], event(b"{}") + event(event_limit)),
             (EVENTS, [event(b"{}") + b"data: <html>\n\n" + event(b"{}")], event(b"{}") + event(event_not_json)),
             # Named twice, JSON or a stream? Neither is guessed.
-            ([*JSON, *EVENTS], [b'{"jsonrpc":"2.0","id":12345678901234567890,"result":{}}'], twice),
+            ([*JSON, *EVENTS], [answer], unreadable),
+            # What a client reads otherwise than the middleware would: another charset, which the
+            # Python client decodes; a JSON media type it reads as JSON; an encoding it undoes.
+            ([(b"content-type", b"application/json; charset=utf-16")], [answer], unreadable),
+            ([(b"content-type", b"application/json-rpc")], [answer], unreadable),
+            ([(b"content-type", b"text/event-stream; charset=latin1")], [event(answer)], unreadable),
+            ([*JSON, (b"content-encoding", b"gzip")], [answer], unreadable),
         )
         for headers, pieces, expected in cases:
             with self.subTest(pieces=pieces):

@@ -7,9 +7,10 @@ from __future__ import annotations
 import json
 import unittest
 from pathlib import Path
-from typing import Any, Callable, Dict, List
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import mcp_provenance as mp
+from mcp_provenance._native import Exchange, Gateway
 
 CONFORMANCE = Path(__file__).resolve().parents[2] / "conformance"
 # Lone UTF-16 surrogates (MSG-3): the native runner leaves this file to the
@@ -20,16 +21,11 @@ UTF16_ONLY = "utf16.json"
 MIN_VECTORS = 120
 
 
-#: The ops of the core the package does not bind yet: the middleware's exchange
-#: (src/wire/exchange.rs), whose vectors run natively until the ASGI middleware is moved onto it.
-UNBOUND_OPS = frozenset({"exchange"})
-
-
 def load() -> List[Dict[str, Any]]:
     vectors: List[Dict[str, Any]] = []
     for path in sorted(CONFORMANCE.glob("*.json")):
         if path.name != UTF16_ONLY:
-            vectors.extend(v for v in json.loads(path.read_text(encoding="utf-8")) if v["op"] not in UNBOUND_OPS)
+            vectors.extend(json.loads(path.read_text(encoding="utf-8")))
     return vectors
 
 
@@ -48,7 +44,63 @@ def echoed(vector: Dict[str, Any]) -> Dict[str, Any]:
     return {"answer": None if answer is None else answer.decode()}
 
 
+Pairs = List[Tuple[bytes, bytes]]
+
+
+def exchanged(vector: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """Each exchange of the vector through one gateway, as the ASGI middleware drives it."""
+    gateway = Gateway(vector.get("options"))
+    return [exchange(gateway, given) for given in vector["input"]]
+
+
+def exchange(gateway: Gateway, given: Dict[str, Any]) -> Dict[str, Any]:
+    """One exchange: what the app was handed, and what the client got."""
+    def pairs(value: Any) -> Pairs:
+        return [(name.encode("latin-1"), text.encode("latin-1")) for name, text in value or []]
+
+    def own(answer: Tuple[int, Pairs, bytes], ex: Exchange) -> Dict[str, Any]:
+        status, headers, body = answer
+        return {"status": status, "headers": [[n.decode("latin-1"), v.decode("latin-1")] for n, v in headers],
+                "body": body.decode(), "refused": ex.refused}
+
+    ex = gateway.begin(given.get("method", "POST"), given.get("path", "/mcp"), pairs(given.get("headers")))
+    out: Dict[str, Any] = {}
+    if ex.start == "read":
+        if ex.declared_too_large:
+            return own(ex.too_large(), ex)
+        outcome = ex.admit(given["body"].encode())
+        rejected = ex.rejected()
+        if rejected is not None:
+            return own(rejected, ex)
+        out["forwarded"] = outcome["forward"].decode()  # type: ignore[typeddict-item]
+        if "auditFails" in given:
+            return own(ex.audit_failed(given["auditFails"]), ex)
+    else:
+        out["forwarded"] = ex.start == "watch"
+    answer = given["answer"]
+    status: int = answer.get("status", 200)
+    headers = pairs(answer.get("headers"))
+    body = b""
+    if ex.start == "pass":
+        body = "".join(answer.get("pieces", [])).encode()
+    else:
+        steps = [ex.head(status, headers)]
+        for piece in answer.get("pieces", []):
+            if not steps[-1][2]:
+                steps.append(ex.piece(piece.encode()))
+        if not steps[-1][2]:
+            steps.append(ex.end())
+        for head, pieces, _ in steps:
+            if head is not None:
+                status, headers, _ = head
+            body += b"".join(pieces)
+    out.update(status=status, headers=[[n.decode("latin-1"), v.decode("latin-1")] for n, v in headers],
+               body=body.decode(), refused=ex.refused, session=ex.session)
+    return out
+
+
 OPS: Dict[str, Callable[[Dict[str, Any]], Any]] = {
+    "exchange": exchanged,
     "validate": lambda v: mp.validate(v["input"], v.get("options")),
     "sanitize": lambda v: mp.sanitize(v["input"], v.get("options")),
     "attachInvocation": lambda v: mp.attach_invocation(v["input"], v["invocation"], v.get("options")),

@@ -11,8 +11,7 @@ from pathlib import Path
 
 import mcp_provenance
 import mcp_provenance._native
-import mcp_provenance._asgi_answer
-import mcp_provenance._asgi_request
+import mcp_provenance._asgi_io
 import mcp_provenance._asgi_witnessed
 import mcp_provenance.asgi
 import mcp_provenance.errors
@@ -29,8 +28,8 @@ PYTHON_BLOCK = re.compile(r"```python\n(.*?)```", re.S)
 #: Every fenced block: its language, its text.
 BLOCK = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)
 
-MODULES = [mcp_provenance, mcp_provenance._native, mcp_provenance.asgi, mcp_provenance._asgi_answer,
-           mcp_provenance._asgi_request, mcp_provenance._asgi_witnessed, mcp_provenance.errors,
+MODULES = [mcp_provenance, mcp_provenance._native, mcp_provenance.asgi, mcp_provenance._asgi_io,
+           mcp_provenance._asgi_witnessed, mcp_provenance.errors,
            mcp_provenance.fastmcp, mcp_provenance.mcp, mcp_provenance.otel, mcp_provenance.types]
 
 

@@ -166,9 +166,11 @@ impl<'a> Event<'a> {
 
     /// The event written again with `data` (LF-separated) as its data: the
     /// lines before its first `data` line as they came, then a `data` line
-    /// for each line of `data`, then its other lines, each ended by LF.
+    /// for each line of `data`, then its other lines, joined by LF; the
+    /// break that ended its last line as it came.
     pub(super) fn with_data(&self, data: &[u8]) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.bytes.len() + data.len());
+        let tail = self.lines.last().map_or(self.bytes.len(), |&(_, end)| end);
         out.extend_from_slice(self.bytes.get(..self.bom).unwrap_or_default());
         let first = self
             .data
@@ -191,6 +193,11 @@ impl<'a> Event<'a> {
             if data.is_none() {
                 line(&mut out, range);
             }
+        }
+        let ending = self.bytes.get(tail..).unwrap_or_default();
+        if !ending.is_empty() {
+            out.pop();
+            out.extend_from_slice(ending);
         }
         out
     }
@@ -260,7 +267,7 @@ mod tests {
         assert_eq!(event.data().as_deref(), Some(&b"{\"a\":\n\n 1}"[..]));
         assert_eq!(
             event.with_data(b"{}\n\n 2}"),
-            b"\xEF\xBB\xBFevent: message\ndata: {}\ndata: \ndata:  2}\nid: 7\n"
+            b"\xEF\xBB\xBFevent: message\ndata: {}\ndata: \ndata:  2}\nid: 7\r\n"
         );
         for none in [
             &b": comment\n"[..],

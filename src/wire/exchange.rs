@@ -73,6 +73,37 @@ pub struct Head {
     pub passes: bool,
 }
 
+impl Head {
+    /// `headers` (the app's, names in any case) with the edits made: each
+    /// removed header's every value gone, each set one last.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use mcp_provenance::wire::Head;
+    ///
+    /// let head = Head { status: 200, edits: vec![("content-length", None), ("content-length", Some("2".into()))], passes: false };
+    /// let edited = head.edited(&[("Content-Length", "9"), ("mcp-session-id", "s-1")]);
+    /// assert_eq!(edited, [("mcp-session-id".to_owned(), "s-1".to_owned()), ("content-length".to_owned(), "2".to_owned())]);
+    /// ```
+    pub fn edited<N: AsRef<str>, V: AsRef<str>>(
+        &self,
+        headers: &[(N, V)],
+    ) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = headers
+            .iter()
+            .map(|(name, value)| (name.as_ref().to_owned(), value.as_ref().to_owned()))
+            .collect();
+        for (name, value) in &self.edits {
+            out.retain(|(key, _)| !key.eq_ignore_ascii_case(name));
+            if let Some(value) = value {
+                out.push(((*name).to_owned(), value.clone()));
+            }
+        }
+        out
+    }
+}
+
 /// A piece of the answer the client gets.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Piece {
@@ -278,6 +309,11 @@ impl Exchange {
     /// The ids (JSON texts, as sent) of the requests that went on, waiting for their answers.
     pub fn waiting(&self) -> &[String] {
         &self.waiting
+    }
+
+    /// Whether the body that went on was a batch (its own answers are one too).
+    pub fn batch(&self) -> bool {
+        self.batch
     }
 
     /// The answer to a body past the bound: 413, and the connection closed

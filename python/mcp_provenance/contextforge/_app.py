@@ -27,8 +27,8 @@ import re
 import sys
 from typing import Any, Dict, List, Mapping, NoReturn, Tuple
 
-from .._asgi_answer import Send
-from .._asgi_witnessed import Scope
+from .._asgi_io import Send
+from .._asgi_io import Scope
 from .._native import Filter
 from ..asgi import App, ProvenanceMiddleware, Receive
 from ..errors import ProvenanceError, ProvenanceValueError
