@@ -150,7 +150,7 @@ class ProvenanceMiddleware:
             return
         if body is None:
             return await respond(send, exchange.too_large())
-        outcome = exchange.admit(body, received_at(), self._principal(scope))
+        outcome = exchange.admit(body, received_at(), self._principal(scope), self._audit is not None)
         # No sink, no coroutine to make for one.
         unkept = await self._audited(outcome) if self._audit is not None else None
         rejected = exchange.rejected()

@@ -149,14 +149,16 @@ impl PyExchange {
     }
 
     /// Filters the body: the filter's outcome (as `Filter` gives it), with
-    /// the witnessed session, `received_at` and `principal` in each record.
-    #[pyo3(signature = (body, received_at = None, principal = None))]
+    /// the witnessed session, `received_at` and `principal` in each record;
+    /// without `accounts`, what it forwards alone (no sink reads the rest).
+    #[pyo3(signature = (body, received_at = None, principal = None, accounts = true))]
     fn admit<'py>(
         &mut self,
         py: Python<'py>,
         body: &Bound<'py, PyBytes>,
         received_at: Option<String>,
         principal: Option<String>,
+        accounts: bool,
     ) -> PyResult<Bound<'py, PyDict>> {
         let bytes = body.as_bytes();
         let exchange = &mut self.exchange;
@@ -170,7 +172,17 @@ impl PyExchange {
                 close: false,
             });
         }
-        outcome(py, &outcome_of, body.as_any(), false)
+        if accounts {
+            return outcome(py, &outcome_of, body.as_any(), false);
+        }
+        let out = PyDict::new(py);
+        if let wire::Verdict::Forward { body: forward, .. } = &outcome_of.verdict {
+            match forward {
+                std::borrow::Cow::Borrowed(_) => out.set_item("forward", body)?,
+                std::borrow::Cow::Owned(changed) => out.set_item("forward", PyBytes::new(py, changed.as_bytes()))?,
+            }
+        }
+        Ok(out)
     }
 
     /// The answer to a body the filter refused whole, or whose messages it

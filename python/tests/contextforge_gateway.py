@@ -103,6 +103,15 @@ class Upstream:
                 found.append(body)
         return found
 
+    def completions(self, typed: str) -> List[str]:
+        """The bodies of the completions of an argument from ``typed`` it received."""
+        found = []
+        for body in self.received():
+            message = json.loads(body)
+            if message.get("method") == "completion/complete" and message["params"].get("argument", {}).get("value") == typed:
+                found.append(body)
+        return found
+
     def stop(self) -> None:
         stopped(self._process, self._log)
 
@@ -153,7 +162,11 @@ class Gateway:
         return made
 
     def tools(self) -> List[Dict[str, Any]]:
-        answer = self._http.get("/tools", headers=self._authorized({}))
+        return self.listed("/tools")
+
+    def listed(self, path: str) -> List[Dict[str, Any]]:
+        """What ContextForge's admin API lists at ``path`` (``/tools``, ``/prompts``)."""
+        answer = self._http.get(path, headers=self._authorized({}))
         answer.raise_for_status()
         listed: List[Dict[str, Any]] = answer.json()
         return listed

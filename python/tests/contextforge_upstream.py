@@ -1,5 +1,6 @@
 """The upstream MCP server of the ContextForge test: a FastMCP server of one
-tool, ``open_orders``, over Streamable HTTP on 127.0.0.1, that writes every
+tool, ``open_orders``, and one prompt, ``order_note``, whose ``region`` it
+completes, over Streamable HTTP on 127.0.0.1, that writes every
 body posted to it, as the bytes it received, to a file (one JSON line each:
 ``{"body": text}``). What the gateway forwarded is then read from that
 file, not guessed from what the gateway says.
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any, Awaitable, Callable, MutableMapping
+from typing import Any, Awaitable, Callable, List, MutableMapping
 
 import uvicorn
 from fastmcp import FastMCP
@@ -34,6 +35,16 @@ def server() -> FastMCP:
     def open_orders(region: str) -> str:
         """The open orders of a region."""
         return f"3 open orders in {region}"
+
+    @made.prompt
+    def order_note(region: str) -> str:
+        """A note on the open orders of a region."""
+        return f"Write a note on the open orders in {region}"
+
+    @made.completion
+    def regions(ref: Any, argument: Any, context: Any) -> List[str]:
+        """The regions whose name begins with what was typed, after it: one, ``<typed>-north``."""
+        return [f"{argument.value}-north"] if argument.name == "region" else []
 
     return made
 

@@ -72,6 +72,13 @@ def call(region: str, meta: Dict[str, Any], request_id: int = REQUEST_ID) -> byt
                       separators=(",", ":")).encode()
 
 
+def completion(prompt: str, typed: str, meta: Dict[str, Any]) -> bytes:
+    """The params of a completion/complete of the prompt ``prompt``'s ``region`` from
+    ``typed``, with ``meta``: the body ContextForge's /protocol/completion/complete takes."""
+    return json.dumps({"ref": {"type": "ref/prompt", "name": prompt}, "argument": {"name": "region", "value": typed},
+                       "_meta": meta}, separators=(",", ":")).encode()
+
+
 def with_turn(turn: str) -> Dict[str, Any]:
     """The host's `_meta` (servers.META), for the turn ``turn``."""
     return {**META, AI_INVOCATION_KEY: {**META[AI_INVOCATION_KEY], "turnId": turn}}
@@ -85,27 +92,57 @@ def asserted(turn: str) -> Dict[str, Any]:
                             {"kind": "conversation", "value": "conv-1", "key": "vscode.conversationId"}]}
 
 
-#: (root_path of a request, its path): whether the filter runs, with APP_ROOT_PATH=/gateway.
+#: (root_path of a request, its path): what the gateway does with a POST there, with
+#: APP_ROOT_PATH=/gateway: the filter as JSON-RPC ("messages"), on one message answered
+#: apart ("message"), on one request's params ("params <method>"); the route refused
+#: ("refused"); or straight to ContextForge ("none"), where the route passes no MCP upstream
+#: or ContextForge serves no route: 404, a redirect (/rpc//, to /rpc), or a root path it does
+#: not strip (it sets APP_ROOT_PATH as every request's, the server's aside).
 PATHS = {
-    ("", "/mcp"): True, ("", "/mcp/"): True, ("", "/mcp//"): True, ("", "/mcp/sse"): True,
-    ("", "/mcp/message"): True, ("", "/mcp/any/thing"): True, ("", "/rpc"): True, ("", "/rpc//"): True,
-    ("", "/servers/s-1/mcp"): True, ("", "/servers/s-1/mcp/"): True, ("", "/v1/virtual-servers/s-1/mcp"): True,
-    ("", "/appbridge/sessions/a-1/rpc"): True, ("", "/gateway/mcp"): True, ("", "/gateway/rpc/"): True,
-    ("/proxy", "/proxy/rpc"): True, ("/proxy", "/proxy/servers/s-1/mcp"): True,
-    ("", "/"): False, ("", "/health"): False, ("", "/gateways"): False, ("", "/servers"): False,
-    ("", "/servers/s-1"): False, ("", "/servers/s-1/message"): False, ("", "/servers/s-1/sse"): False,
-    ("", "/tools"): False, ("", "/v1/mcp"): False, ("", "/mcpx"): False, ("", "/rpcx"): False,
-    ("", "/admin/servers/s-1/mcp"): False, ("", "/other/rpc"): False, ("/proxy", "/proxy/tools"): False,
-    ("", "/gateway/gateways"): False,
+    ("", "/mcp"): "messages", ("", "/mcp/"): "messages", ("", "/mcp//"): "messages", ("", "/mcp/sse"): "messages",
+    ("", "/mcp/message"): "messages", ("", "/mcp/any/thing"): "messages", ("", "/rpc"): "messages",
+    ("", "/rpc/"): "messages", ("", "/rpc//"): "none",
+    ("", "/servers/s-1/mcp"): "messages", ("", "/servers/s-1/mcp/"): "messages", ("", "/v1/virtual-servers/s-1/mcp"): "messages",
+    ("", "/appbridge/sessions/a-1/rpc"): "messages", ("", "/gateway/mcp"): "messages", ("", "/gateway/rpc/"): "messages",
+    ("", "/gateway/servers/s-1/mcp"): "messages", ("/gateway", "/gateway/rpc"): "messages",
+    ("", "/protocol/ping"): "messages", ("", "/v1/protocol/ping"): "messages",
+    ("", "/protocol/notifications"): "message", ("", "/notifications"): "message",
+    ("", "/protocol/completion/complete"): "params completion/complete",
+    ("", "/v1/protocol/completion/complete"): "params completion/complete",
+    ("", "/gateway/protocol/completion/complete"): "params completion/complete",
+    ("", "/protocol/sampling/createMessage"): "params sampling/createMessage",
+    ("", "/protocol/initialize"): "params initialize", ("", "/initialize"): "params initialize",
+    ("", "/_internal/mcp/rpc"): "refused", ("", "/_internal/mcp/tools/call"): "refused",
+    ("/proxy", "/proxy/rpc"): "none", ("/proxy", "/proxy/servers/s-1/mcp"): "none",
+    ("", "/"): "none", ("", "/health"): "none", ("", "/gateways"): "none", ("", "/servers"): "none",
+    ("", "/servers/s-1"): "none", ("", "/servers/s-1/message"): "none", ("", "/message"): "none",
+    ("", "/servers/s-1/sse"): "none", ("", "/servers//mcp"): "none", ("", "/prompts/p-1"): "none",
+    ("", "/tools"): "none", ("", "/v1/mcp"): "none", ("", "/mcpx"): "none", ("", "/rpcx"): "none",
+    ("", "/admin/servers/s-1/mcp"): "none", ("", "/other/rpc"): "none", ("/proxy", "/proxy/tools"): "none",
+    ("", "/gateway/gateways"): "none", ("", "/.well-known/oauth-protected-resource/servers/s-1/mcp"): "none",
+}
+
+#: ContextForge's every feature that adds routes, on: the admin API and UI, A2A, observability,
+#: the reverse proxy, ToolOps, SSO, SIEM, LLM chat, the WebSocket relay, MCP Apps, gRPC, Vault.
+EVERY_FEATURE = {
+    "MCPGATEWAY_UI_ENABLED": "true", "MCPGATEWAY_ADMIN_API_ENABLED": "true", "MCPGATEWAY_A2A_ENABLED": "true",
+    "OBSERVABILITY_ENABLED": "true", "MCPGATEWAY_REVERSE_PROXY_ENABLED": "true", "TOOLOPS_ENABLED": "true",
+    "MCPGATEWAY_TOOL_CANCELLATION_ENABLED": "true", "METRICS_CLEANUP_ENABLED": "true", "METRICS_ROLLUP_ENABLED": "true",
+    "EMAIL_AUTH_ENABLED": "true", "SSO_ENABLED": "true", "SIEM_EXPORT_ENABLED": "true", "LLMCHAT_ENABLED": "true",
+    "STRUCTURED_LOGGING_ENABLED": "true", "LEGACY_API_ENABLED": "true", "MCPGATEWAY_WS_RELAY_ENABLED": "true",
+    "MCPGATEWAY_MCP_APPS_ENABLED": "true", "MCPGATEWAY_GRPC_ENABLED": "true", "OAUTH_TOKEN_BACKEND": "vault",
+    "VAULT_ADDR": "http://127.0.0.1:8200",
 }
 
 
 @functools.lru_cache(maxsize=None)
-def probed() -> Dict[str, Any]:
-    """What the app module, loaded in ContextForge's environment, makes of ``PATHS`` and of
-    settings, each good one but for one thing (contextforge_probe.py)."""
-    folder = Deployment.folder / "probe"
-    folder.mkdir()
+def probed(features: bool) -> Dict[str, Any]:
+    """What the app module, loaded in ContextForge's environment, makes of ``PATHS``, of
+    settings, each good one but for one thing, and of ContextForge's route table
+    (contextforge_probe.py); with ``features``, ContextForge's every feature on
+    (``EVERY_FEATURE``)."""
+    folder = Deployment.folder / ("probe-features" if features else "probe")
+    folder.mkdir(exist_ok=True)
     documents = {"good": '{"policy": {"userIntent": "redact"}, "liftLegacy": true, "maxBatch": 10}',
                  "prose": "redact the intents", "twice": '{"policy": {}, "policy": {"userIntent": "redact"}}',
                  "nan": '{"maxBatch": NaN}', "null": "null", "hide": '{"policy": {"userIntent": "hide"}}'}
@@ -118,8 +155,10 @@ def probed() -> Dict[str, Any]:
     settings.append({**good, "MCP_PROVENANCE_AUDIT": str(folder / "absent" / "audit.jsonl")})
     questions = json.dumps({"paths": list(PATHS), "settings": settings})
     ran = subprocess.run([str(VENV / "bin" / "python"), str(PROBE)], input=questions, cwd=Deployment.behind.home,
-                         env={**environment(), **good, "APP_ROOT_PATH": "/gateway"}, capture_output=True, text=True,
-                         check=True, timeout=START_SECONDS)
+                         env={**environment(), **good, "APP_ROOT_PATH": "/gateway", **(EVERY_FEATURE if features else {})},
+                         capture_output=True, text=True, check=False, timeout=START_SECONDS)
+    if ran.returncode != 0:
+        raise AssertionError(f"the probe failed ({ran.returncode}):\n{ran.stderr[-4000:]}")
     answers: Dict[str, Any] = json.loads(ran.stdout.splitlines()[-1])
     return answers
 
@@ -134,6 +173,9 @@ class Deployment:
     upstream_alone: Upstream
     #: The virtual server ContextForge serves the upstream's tool on, behind the middleware.
     server: str
+    #: What each gateway names the upstream's prompt `order_note`.
+    prompt: str
+    prompt_alone: str
 
 
 def setUpModule() -> None:
@@ -167,6 +209,10 @@ def setUpModule() -> None:
     made = Deployment.behind.admin("/servers", {"server": {"name": "orders-desk", "associated_tools": [tool]},
                                                 "visibility": "public"})
     Deployment.server = made["id"]
+    [Deployment.prompt] = [prompt["name"] for prompt in Deployment.behind.listed("/prompts")
+                           if prompt["originalName"] == "order_note"]
+    [Deployment.prompt_alone] = [prompt["name"] for prompt in Deployment.alone.listed("/prompts")
+                                 if prompt["originalName"] == "order_note"]
     sys.stderr.write(f"\nContextForge: installed in {took:.1f} s, both started in {time.monotonic() - began:.1f} s\n")
 
 
@@ -215,14 +261,70 @@ class BehindTheMiddleware(unittest.TestCase):
                                                 "message": "a bare _meta.userIntent, which a policy that redacts intents cannot reach"}],
                                "changes": []}, refused)
 
-    def test_the_filter_runs_where_contextforge_takes_mcp_and_nowhere_else(self) -> None:
-        # ContextForge strips its APP_ROOT_PATH (the probe's is /gateway) or the server's root
-        # path, and every trailing slash.
-        self.assertEqual(dict(zip(PATHS, probed()["paths"])), PATHS)
+    def test_the_filter_runs_where_contextforge_passes_mcp_on_and_nowhere_else(self) -> None:
+        # As ContextForge routes each: its APP_ROOT_PATH (the probe's is /gateway) stripped,
+        # /servers/<id>/mcp served on its /mcp mount.
+        self.assertEqual(dict(zip(PATHS, probed(False)["paths"])), PATHS)
+
+    def test_every_route_of_contextforge_that_takes_a_body_is_classified(self) -> None:
+        for features in (False, True):
+            with self.subTest(every_feature=features):
+                answers = probed(features)
+                self.assertEqual(answers["unclassified"], [], "routes that take a body and are not classified "
+                                 "in mcp_provenance/contextforge/_routes.py:\n" + "\n".join(answers["unclassified"]))
+                # Where ContextForge takes MCP messages or params, every twin of the route.
+                routes = answers["body_routes"]
+                self.assertEqual(sorted(routes["params completion/complete"]), [
+                    "POST /protocol/completion/complete (mcpgateway.main.handle_completion)",
+                    "POST /v1/protocol/completion/complete (mcpgateway.main.handle_completion)"])
+                self.assertIn("* /mcp (mount /mcp)", routes["messages"])
+                self.assertIn("POST /rpc (mcpgateway.main.handle_rpc)", routes["messages"])
+                self.assertGreater(answers["routes"], 500)
+
+    def test_each_request_is_matched_to_the_route_contextforge_serves_it_with(self) -> None:
+        for features in (False, True):
+            with self.subTest(every_feature=features):
+                self.assertEqual(probed(features)["disagreements"], [])
+
+    def test_a_completion_reaches_the_upstream_with_its_intent_redacted_and_has_its_line_in_the_audit_file(self) -> None:
+        behind, upstream = Deployment.behind, Deployment.upstream
+        for path in ("/protocol/completion/complete", "/v1/protocol/completion/complete"):
+            with self.subTest(path=path):
+                typed, turn = f"redacted at {path}", f"turn-{path}"
+                answer = behind.post(path, completion(Deployment.prompt, typed, with_turn(turn)))
+                self.assertEqual(answer.status_code, 200, answer.text)
+                self.assertEqual(answer.json()["completion"]["values"], [f"{typed}-north"])
+                [body] = upstream.completions(typed)
+                self.assertNotIn(INTENT, body)
+                meta = json.loads(body)["params"]["_meta"]
+                self.assertEqual(meta[AI_INVOCATION_KEY], {**REDACTED[AI_INVOCATION_KEY], "turnId": turn})
+                self.assertEqual(meta[UI_KEY], REDACTED[UI_KEY])
+                [line] = [json.loads(line) for line in behind.audit()
+                          if json.loads(line).get("record", {}).get("clientAsserted", {}).get("turnId") == turn]
+                self.assertEqual(line["record"]["method"], "completion/complete")
+                self.assertEqual(line["record"]["clientAsserted"], asserted(turn))
+                self.assertEqual(line["message"]["params"]["_meta"][AI_INVOCATION_KEY],
+                                 {**REDACTED[AI_INVOCATION_KEY], "turnId": turn})
+                self.assertEqual([change["action"] for change in line["changes"]], ["redacted", "dropped"])
+
+    def test_a_completion_with_a_bare_intent_is_refused_and_never_reaches_the_upstream(self) -> None:
+        behind = Deployment.behind
+        for path in ("/protocol/completion/complete", "/v1/protocol/completion/complete"):
+            with self.subTest(path=path):
+                typed = f"bare at {path}"
+                before = len(behind.audit())
+                answer = behind.post(path, completion(Deployment.prompt, typed, {"userIntent": {"text": INTENT}}))
+                self.assertEqual(answer.status_code, 400, answer.text)
+                refusal = answer.json()
+                self.assertEqual((refusal["code"], refusal["error"]["code"]), ("bare-user-intent", -32602))
+                self.assertNotIn(INTENT, answer.text)
+                self.assertEqual(Deployment.upstream.completions(typed), [])
+                [line] = [json.loads(line) for line in behind.audit()[before:] if '"bare-user-intent"' in line]
+                self.assertEqual((line["kind"], line["refused"]), ("request", "bare-user-intent"))
 
     def test_each_setting_is_checked_before_contextforge_loads(self) -> None:
         folder = Deployment.folder / "probe"
-        self.assertEqual(probed()["settings"], [
+        self.assertEqual(probed(False)["settings"], [
             {"policy": {"userIntent": "redact"}, "lift_legacy": True, "max_batch": 10},
             "MCP_PROVENANCE_OPTIONS is not set: it names the filter's options, a JSON document such as "
             '{"policy": {"userIntent": "redact"}} (in .env, start with --env-file .env)',
@@ -315,6 +417,18 @@ class ContextForgeAlone(unittest.TestCase):
                 self.assertEqual(answer.status_code, 200, answer.text)
                 [body] = Deployment.upstream_alone.calls(region)
                 self.assertEqual(json.loads(body)["params"]["_meta"]["userIntent"], {"text": INTENT})
+
+
+    def test_its_completion_route_forwards_the_intent_and_a_bare_one_and_records_nothing(self) -> None:
+        alone, upstream = Deployment.alone, Deployment.upstream_alone
+        for name, meta in (("envelope", META), ("bare", {"userIntent": {"text": INTENT}})):
+            with self.subTest(meta=name):
+                typed = f"{name} alone"
+                answer = alone.post("/protocol/completion/complete", completion(Deployment.prompt_alone, typed, meta))
+                self.assertEqual(answer.status_code, 200, answer.text)
+                [body] = upstream.completions(typed)
+                self.assertIn(INTENT, body)
+        self.assertEqual(alone.audit(), [])
 
 
 class InTheReadme(unittest.TestCase):

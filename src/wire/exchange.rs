@@ -728,7 +728,12 @@ impl Exchange {
                     joining = Joining::Items;
                     at = first + 1;
                 }
-                _ => return self.instead(Own::AnswerNotJson),
+                // Its head went already (200, JSON): the replies and the errors are its body.
+                _ => {
+                    let mut instead = self.instead(Own::AnswerNotJson);
+                    instead.head = None;
+                    return instead;
+                }
             }
         }
         if joining == Joining::Items {

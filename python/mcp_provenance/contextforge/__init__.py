@@ -4,10 +4,11 @@ started with its own command.
 
     mcpgateway mcp_provenance.contextforge:app --env-file .env --workers 2
 
-``app`` is ContextForge's ``mcpgateway.main:app`` with
-:class:`~mcp_provenance.asgi.ProvenanceMiddleware` in front of every endpoint that takes
-MCP messages; what it reads from the environment (``MCP_PROVENANCE_OPTIONS``,
-``MCP_PROVENANCE_AUDIT``) is in ``examples/contextforge/README.md``.
+``app`` is ContextForge's ``mcpgateway.main:app`` with the package's filter in front of
+every route where it passes MCP params or ``_meta`` upstream, found from ContextForge's own
+route table (a route that takes a body and is not classified is refused); what it reads
+from the environment (``MCP_PROVENANCE_OPTIONS``, ``MCP_PROVENANCE_AUDIT``) is in
+``examples/contextforge/README.md``.
 :class:`ProvenancePlugin` is the cpex plugin for a ContextForge whose hooks carry
 ``_meta`` (the change proposed in ``upstream/``).
 

@@ -1,6 +1,10 @@
 """``mcp_provenance.contextforge:app``: ContextForge's own app (``mcpgateway.main:app``)
-with :class:`~mcp_provenance.asgi.ProvenanceMiddleware` in front of every endpoint where
-it takes MCP messages, configured from the environment:
+with the package's filter in front of every route where it passes MCP params or ``_meta``
+upstream, found from ContextForge's own route table when the app is made (``_routes.py``):
+:class:`~mcp_provenance.asgi.ProvenanceMiddleware` where it takes JSON-RPC (``/rpc``,
+``/mcp``), :class:`~._params.ParamsFilter` where it takes one request's params
+(``/protocol/completion/complete``) or answers in a form of its own; a route that takes a
+body and is not classified is refused. It is configured from the environment:
 
 - ``MCP_PROVENANCE_OPTIONS``: the path of a JSON document, the filter's options as in every
   runtime (``{"policy": {"userIntent": "redact"}}``; members ``policy``, ``liftLegacy``,
@@ -23,16 +27,14 @@ from __future__ import annotations
 import json
 import logging
 import os
-import re
 import sys
 from typing import Any, Dict, List, Mapping, NoReturn, Tuple
 
-from .._asgi_io import Send
-from .._asgi_io import Scope
 from .._native import Filter
-from ..asgi import App, ProvenanceMiddleware, Receive
+from ..asgi import App, ProvenanceMiddleware, Scope
 from ..errors import ProvenanceError, ProvenanceValueError
 from ..types import MessageAccount
+from ._routes import Gateway, RouteTable
 
 #: The variable naming the filter's options document.
 OPTIONS_VARIABLE = "MCP_PROVENANCE_OPTIONS"
@@ -45,15 +47,6 @@ STARTUP_FAILURE = 3
 #: Each member of the options document, as the middleware names it.
 KEYWORDS = {"policy": "policy", "liftLegacy": "lift_legacy", "invocationKeys": "invocation_keys",
             "uiKeys": "ui_keys", "maxBatch": "max_batch", "maxDepth": "max_depth"}
-
-#: Where ContextForge 1.1.0 takes MCP messages, relative to its root path, each with any
-#: number of trailing slashes (it strips them all): ``/rpc``; its Streamable HTTP mount,
-#: ``/mcp`` and everything under it (it serves ``/mcp//``, ``/mcp/sse`` and ``/mcp/message``
-#: as ``/mcp``); a virtual server's ``/servers/<id>/mcp`` and its alias
-#: ``/v1/virtual-servers/<id>/mcp``; an MCP App's ``/appbridge/sessions/<id>/rpc``. Its SSE
-#: and WebSocket transports pass each request to ``/rpc`` over loopback, through this app.
-MCP_PATHS = re.compile(r"/(?:rpc|mcp(?:/.*)?|(?:servers|v1/virtual-servers)/[^/]+/mcp(?:/.*)?"
-                       r"|appbridge/sessions/[^/]+/rpc)/*", re.DOTALL)
 
 #: What each variable names, for the message that says it is missing.
 _SETTINGS = {OPTIONS_VARIABLE: "the filter's options, a JSON document such as {\"policy\": {\"userIntent\": \"redact\"}}",
@@ -135,32 +128,18 @@ def _no_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not JSON")
 
 
-class Gateway:
-    """ContextForge's app, each request to an MCP path (:data:`MCP_PATHS`, after
-    ContextForge's root path, where one is set) through ``filtered`` first."""
-
-    def __init__(self, contextforge: App, filtered: App, root_path: str) -> None:
-        self._contextforge = contextforge
-        self._filtered = filtered
-        self._root_path = root_path.rstrip("/")
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and self.takes_mcp(scope):
-            await self._filtered(scope, receive, send)
-        else:
-            await self._contextforge(scope, receive, send)
-
-    def takes_mcp(self, scope: Scope) -> bool:
-        """Whether ContextForge would take the request as MCP messages: its path, as it
-        came or without the root path ContextForge strips from it (the server's or its own
-        ``APP_ROOT_PATH``), is one of :data:`MCP_PATHS`."""
-        path: str = scope["path"]
-        if MCP_PATHS.fullmatch(path):
-            return True
-        for root in (str(scope.get("root_path") or "").rstrip("/"), self._root_path):
-            if root and path.startswith(root + "/") and MCP_PATHS.fullmatch(path[len(root):]):
-                return True
-        return False
+def _rewritten(scope: Scope) -> Scope:
+    """``scope`` as ContextForge routes it: its ``MCPPathRewriteMiddleware`` serves ``/mcp``,
+    ``/servers/<id>/mcp`` and ``/v1/virtual-servers/<id>/mcp`` (a slash after them or not) on
+    its ``/mcp`` mount, as ``/mcp/``. Its own functions read the path, as it reads it."""
+    root = (scope.get("root_path") or settings.app_root_path or "").rstrip("/")
+    path = _normalize_scope_path(scope["path"], root)
+    if path.startswith("/.well-known/"):
+        return scope
+    internal = replace_api_path_alias(path)
+    served = path == "/mcp" or ((path.endswith("/mcp") or (path.endswith("/mcp/") and path != "/mcp/"))
+                                and internal.startswith("/servers/") and _SERVER_MCP_PATH_RE.fullmatch(internal) is not None)
+    return {**scope, "path": f"{root}/mcp/"} if served else scope
 
 
 def _stopped(bad: ProvenanceError) -> NoReturn:
@@ -177,10 +156,19 @@ except ProvenanceError as _bad:
 
 # Loaded only now that the settings hold: ContextForge's import builds its whole server.
 from mcpgateway.config import settings  # noqa: E402
+from mcpgateway.main import _SERVER_MCP_PATH_RE, _normalize_scope_path  # noqa: E402
 from mcpgateway.main import app as contextforge  # noqa: E402
+from mcpgateway.utils.paths import replace_api_path_alias  # noqa: E402
 
-#: ContextForge's app, behind the middleware on its MCP endpoints.
-app = Gateway(contextforge, ProvenanceMiddleware(contextforge, audit=_sink, **_keywords), settings.app_root_path)
 
-LOGGER.info("provenance: MCP endpoints filtered with the options of %s, accounts appended to %s",
-            os.environ[OPTIONS_VARIABLE], _sink.path)
+def _middleware(behind: App) -> App:
+    """The package's middleware in front of ``behind``, as the settings say."""
+    return ProvenanceMiddleware(behind, audit=_sink, **_keywords)
+
+
+#: ContextForge's app, behind the filter where its routes pass MCP params or ``_meta`` upstream.
+app = Gateway(contextforge, RouteTable(contextforge.routes, root_path=contextforge.root_path or "", rewrite=_rewritten),
+              _middleware)
+
+LOGGER.info("provenance: ContextForge's routes that pass MCP upstream filtered with the options of %s, "
+            "accounts appended to %s", os.environ[OPTIONS_VARIABLE], _sink.path)
