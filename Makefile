@@ -8,8 +8,10 @@ WASM_TARGET := wasm32-unknown-unknown
 # core without its serde_json::Value API.
 WASM := target/$(WASM_TARGET)/release/mcp_provenance_wasm.wasm
 # The crates whose tests run natively and in wasm: the core and the npm
-# binding (the Python one is tested through its wheel, make python-test).
-TESTED := --workspace --exclude mcp-provenance-python
+# binding (the Python one is tested through its wheel, make python-test);
+# the core with its tower middleware (native only: on wasm32 the feature adds
+# nothing), so that tests/tower.rs and examples/rmcp_http.rs are built and run.
+TESTED := --workspace --exclude mcp-provenance-python --features mcp-provenance/tower
 
 .PHONY: demo test test-wasm setup-wasm-bindgen setup-chromedriver python-wheel python-test bench bench-serde loadtest fuzz build pack describe lint setup setup-wasm setup-debian setup-fuzz
 

@@ -22,6 +22,11 @@
 //! record of it (one JSON line, as an audit store would keep it), the
 //! response as it crossed back, and the `_meta` of the result the client got.
 //! tests/rmcp.rs runs the same code and checks what it prints.
+//!
+//! Over HTTP, none of this is code of your own: examples/rmcp_http.rs puts
+//! the crate's `ProvenanceLayer` (the `tower` feature) in front of rmcp's
+//! Streamable HTTP service, and what it refuses (a body too large, one whose
+//! audit failed) it answers itself, in the words of every runtime's middleware.
 
 use std::collections::HashMap;
 use std::error::Error;

@@ -40,6 +40,7 @@
 //   validate                 every rule's findings on a message
 //   audit                    the audit record of a request
 //   wire                     the filter: bytes in, the rules run, bytes out
+//   tower                    the middleware for tower's HTTP stack, over the exchange
 //   lib                      the crate root: the modules, and the public API
 //
 // Above the core stand its two bindings, each a crate of the workspace that
@@ -95,6 +96,11 @@ pub mod validate;
 pub mod view;
 #[doc(hidden)]
 pub mod wire;
+// The one module that is its own page of the documentation: a middleware,
+// behind its feature, whose guide is its module's text. Native only.
+#[cfg(all(feature = "tower", not(target_arch = "wasm32")))]
+#[cfg_attr(docsrs, doc(cfg(feature = "tower")))]
+pub mod tower;
 
 #[cfg(feature = "value")]
 #[cfg_attr(docsrs, doc(cfg(feature = "value")))]
@@ -122,11 +128,14 @@ pub use policy::{FieldPolicy, IntentPolicy, Policy};
 #[cfg(feature = "value")]
 #[cfg_attr(docsrs, doc(cfg(feature = "value")))]
 pub use sanitize::{Sanitized, sanitize};
+#[cfg(all(feature = "tower", not(target_arch = "wasm32")))]
+#[cfg_attr(docsrs, doc(cfg(feature = "tower")))]
+pub use tower::{AuditError, Provenance, ProvenanceBody, ProvenanceLayer};
 #[cfg(feature = "value")]
 #[cfg_attr(docsrs, doc(cfg(feature = "value")))]
 pub use validate::{ValidateOptions, validate};
 pub use wire::{
     CHECK_USAGE, Capture, Check, CheckCommand, Counts, Filter, FilterContext, FilterOptions,
-    MAX_LINE_BOUND, MAX_LINE_BYTES, MessageKind, NOTHING_CHECKED, Outcome, Printed, SAME_FILE,
-    Seen, USAGE, Verdict,
+    Gateway, GatewayOptions, MAX_LINE_BOUND, MAX_LINE_BYTES, MessageKind, NOTHING_CHECKED, Outcome,
+    Printed, SAME_FILE, Seen, USAGE, Verdict,
 };

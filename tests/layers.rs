@@ -35,6 +35,7 @@ const LAYERS: &[&str] = &[
     "validate                 every rule's findings on a message",
     "audit                    the audit record of a request",
     "wire                     the filter: bytes in, the rules run, bytes out",
+    "tower                    the middleware for tower's HTTP stack, over the exchange",
     "lib                      the crate root: the modules, and the public API",
 ];
 

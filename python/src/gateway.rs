@@ -179,7 +179,9 @@ impl PyExchange {
         if let wire::Verdict::Forward { body: forward, .. } = &outcome_of.verdict {
             match forward {
                 std::borrow::Cow::Borrowed(_) => out.set_item("forward", body)?,
-                std::borrow::Cow::Owned(changed) => out.set_item("forward", PyBytes::new(py, changed.as_bytes()))?,
+                std::borrow::Cow::Owned(changed) => {
+                    out.set_item("forward", PyBytes::new(py, changed.as_bytes()))?
+                }
             }
         }
         Ok(out)

@@ -1,0 +1,361 @@
+//! The tower middleware (src/tower.rs) in front of rmcp's Streamable HTTP
+//! service on an axum `Router`, driven in process through a whole MCP
+//! session: examples/rmcp_http.rs's own code, every answer checked.
+
+#![cfg(not(target_arch = "wasm32"))]
+
+/// The example, whose `main` these tests leave alone.
+#[path = "../examples/rmcp_http.rs"]
+#[allow(dead_code)]
+mod example;
+
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+
+use axum::body::{Body, Bytes};
+use axum::http::{Request, Response, StatusCode};
+use axum::{Extension, Router};
+use example::{Answer, CALL, INITIALIZE, INITIALIZED, Orders, app, lock, options, send};
+use mcp_provenance::{AuditError, Provenance, ProvenanceLayer};
+use serde_json::{Value, json};
+use tower::{Layer, ServiceExt};
+
+/// Each account the audit sink got (as JSON) with its line.
+type Kept = Arc<Mutex<Vec<(Value, String)>>>;
+
+/// The user an authentication layer found, as an extension of the request.
+#[derive(Clone)]
+struct User(&'static str);
+
+/// The example's router, its layer's sink keeping each account in `kept`
+/// unless `failing` (then it fails with `store-down`), its principal the
+/// `User` an outer layer put in each request.
+fn router(orders: Orders, kept: Kept, failing: Arc<AtomicBool>) -> Router {
+    let layer = ProvenanceLayer::from_value(&options())
+        .unwrap()
+        .audit(move |account, line| {
+            if failing.load(Ordering::SeqCst) {
+                return Err(AuditError::new("store-down"));
+            }
+            let account = serde_json::to_value(account).map_err(|_| AuditError::default())?;
+            lock(&kept).push((account, line.to_owned()));
+            Ok(())
+        })
+        .principal(|parts| parts.extensions.get::<User>().map(|user| user.0.to_owned()));
+    app(layer, orders).layer(Extension(User("alice@example.com")))
+}
+
+/// The one `data:` of an event stream's events that is JSON.
+fn data(answer: &Answer) -> Value {
+    let data = (answer.body.lines())
+        .filter_map(|line| line.strip_prefix("data: "))
+        .find(|data| data.starts_with('{'))
+        .unwrap_or_else(|| panic!("no message in {:?}", answer.body));
+    serde_json::from_str(data).unwrap()
+}
+
+/// The accounts kept since `from`.
+fn since(kept: &Kept, from: usize) -> Vec<(Value, String)> {
+    lock(kept)[from..].to_vec()
+}
+
+/// The exact error the middleware answers a request `id` with.
+fn error(id: &str, rpc: i32, message: &str, code: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":{rpc},"message":"{message}","data":{{"code":"{code}"}}}}}}"#
+    )
+}
+
+#[tokio::test]
+async fn a_whole_session_through_the_layer() {
+    let (orders, kept, failing) = (Orders::default(), Kept::default(), Arc::default());
+    let app = router(orders.clone(), kept.clone(), Arc::clone(&failing));
+
+    // initialize: rmcp issues a session; the record of the request that
+    // asked for it cannot call it witnessed yet.
+    let initialized = send(&app, "POST", None, Some(INITIALIZE)).await.unwrap();
+    assert_eq!(initialized.status, StatusCode::OK);
+    assert_eq!(
+        initialized.content_type.as_deref(),
+        Some("text/event-stream")
+    );
+    let issued = initialized.session.clone().expect("rmcp issues a session");
+    let result = data(&initialized);
+    assert_eq!(
+        (
+            result["id"].clone(),
+            result["result"]["protocolVersion"].clone()
+        ),
+        (json!(1), json!("2025-06-18"))
+    );
+    let accounts = since(&kept, 0);
+    assert_eq!(accounts.len(), 1);
+    let witnessed = &accounts[0].0["record"]["witnessed"];
+    assert_eq!(witnessed["principal"], "alice@example.com");
+    assert_eq!(witnessed.get("sessionId"), None);
+    let at = witnessed["receivedAt"].as_str().unwrap();
+    assert!(
+        at.len() == 24 && at.ends_with('Z') && at.as_bytes()[10] == b'T',
+        "{at}"
+    );
+
+    // From now on, the session is the server's own: witnessed.
+    let session = Some(issued.as_str());
+    let notified = send(&app, "POST", session, Some(INITIALIZED))
+        .await
+        .unwrap();
+    assert_eq!(
+        (notified.status, notified.body.as_str()),
+        (StatusCode::ACCEPTED, "")
+    );
+    let accounts = since(&kept, 1);
+    assert_eq!(accounts[0].0["record"]["witnessed"]["sessionId"], issued);
+
+    // The call: the handler reads the intent redacted; the careless
+    // server's envelope comes back as its turnId alone.
+    let called = send(&app, "POST", session, Some(CALL)).await.unwrap();
+    assert_eq!(called.status, StatusCode::OK);
+    assert_eq!(
+        called.body,
+        concat!(
+            "data: \nid: 0/0\nretry: 3000\n\n",
+            r#"data: {"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"open_orders ran"}],"isError":false,"_meta":{"io.modelcontextprotocol/aiInvocation":{"turnId":"turn-1"}}}}"#,
+            "\nid: 1/0\n\n"
+        )
+    );
+    assert_eq!(
+        *lock(&orders.seen),
+        [
+            json!({"turnId": "turn-1", "model": {"name": "example-model"}, "userIntent": {"redacted": true}})
+        ]
+    );
+    let accounts = since(&kept, 2);
+    let (account, line) = &accounts[0];
+    assert_eq!(
+        account["record"]["clientAsserted"],
+        json!({"turnId": "turn-1", "model": "example-model", "userIntentRedacted": true,
+               "correlation": [{"kind": "turn", "value": "turn-1", "key": "io.modelcontextprotocol/aiInvocation", "member": "turnId"}]})
+    );
+    assert_eq!(account["record"]["witnessed"]["sessionId"], issued);
+    assert_eq!(
+        account["changes"],
+        json!([{"action": "redacted", "path": "/params/_meta/io.modelcontextprotocol~1aiInvocation/userIntent/text", "rule": "AI-15"}])
+    );
+    assert!(!line.contains("98765") && !line.contains('\n'), "{line}");
+
+    // A batch with a message nested too deep: the filter refuses it and
+    // forwards the rest; rmcp, which reads no batches (2025-06-18), answers
+    // 415 in plain text, which no client takes a message from: the refusal
+    // and an error for the request that went on are the answer.
+    let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+    let batch = format!(
+        r#"[{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"q","arguments":{{"deep":{deep}}}}}}},{{"jsonrpc":"2.0","id":4,"method":"ping"}}]"#
+    );
+    let answered = send(&app, "POST", session, Some(&batch)).await.unwrap();
+    assert_eq!(
+        (answered.status, answered.content_type.as_deref()),
+        (StatusCode::OK, Some("application/json"))
+    );
+    assert_eq!(
+        answered.body,
+        format!(
+            "[{},{}]",
+            error(
+                "3",
+                -32600,
+                "the message nests deeper than the gateway reads",
+                "too-deep"
+            ),
+            error(
+                "4",
+                -32603,
+                "the server's answer is not JSON-RPC",
+                "answer-not-json"
+            )
+        )
+    );
+    let refused: Vec<Value> = since(&kept, 3)
+        .iter()
+        .map(|(account, _)| account["refused"].clone())
+        .collect();
+    assert_eq!(refused, [json!("too-deep"), Value::Null]);
+
+    // Past maxBodyBytes, as it streams or by its Content-Length: 413, the
+    // connection closed, nothing read past the bound, nothing audited.
+    let large = format!(
+        r#"{{"jsonrpc":"2.0","id":5,"method":"ping","params":{{"pad":"{}"}}}}"#,
+        "x".repeat(70_000)
+    );
+    let too_large = error(
+        "null",
+        -32600,
+        "the body is larger than 65536 bytes",
+        "body-too-large",
+    );
+    let streamed = send(&app, "POST", session, Some(&large)).await.unwrap();
+    assert_eq!(
+        (streamed.status, streamed.body.as_str()),
+        (StatusCode::PAYLOAD_TOO_LARGE, too_large.as_str())
+    );
+    let declared = Request::post("/mcp")
+        .header("content-type", "application/json")
+        .header("content-length", large.len())
+        .body(Body::from(large.clone()))
+        .unwrap();
+    let declared = app.clone().oneshot(declared).await.unwrap();
+    assert_eq!(declared.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    let headers: Vec<(&str, &str)> = (declared.headers().iter())
+        .map(|(name, value)| (name.as_str(), value.to_str().unwrap()))
+        .collect();
+    let length = too_large.len().to_string();
+    assert_eq!(
+        headers,
+        [
+            ("content-type", "application/json"),
+            ("content-length", length.as_str()),
+            ("connection", "close")
+        ]
+    );
+    let body = axum::body::to_bytes(declared.into_body(), usize::MAX)
+        .await
+        .unwrap();
+    assert_eq!(body, too_large.as_bytes());
+    assert_eq!(lock(&kept).len(), 5);
+
+    // The audit sink fails: nothing reaches the server; each request is
+    // answered -32603 with the sink's code, a body of none 500.
+    failing.store(true, Ordering::SeqCst);
+    let call = CALL.replace(r#""id":2"#, r#""id":6"#);
+    let unaudited = send(&app, "POST", session, Some(&call)).await.unwrap();
+    let store_down = |id: &str| error(id, -32603, "the request could not be audited", "store-down");
+    assert_eq!(
+        (unaudited.status, unaudited.body.clone()),
+        (StatusCode::OK, store_down("6"))
+    );
+    let unaudited = send(&app, "POST", session, Some(INITIALIZED))
+        .await
+        .unwrap();
+    assert_eq!(
+        (unaudited.status, unaudited.body),
+        (StatusCode::INTERNAL_SERVER_ERROR, store_down("null"))
+    );
+    assert_eq!(lock(&orders.seen).len(), 1);
+    failing.store(false, Ordering::SeqCst);
+
+    // A DELETE the server accepts ends the session: a request that still
+    // names it is not witnessed in it, and rmcp's 404 goes on as it came.
+    let ended = send(&app, "DELETE", session, None).await.unwrap();
+    assert_eq!(ended.status, StatusCode::ACCEPTED);
+    let stale = send(&app, "POST", session, Some(&call)).await.unwrap();
+    assert_eq!(
+        (stale.status, stale.body.as_str()),
+        (StatusCode::NOT_FOUND, "Not Found: Session not found")
+    );
+    let accounts = since(&kept, 5);
+    assert_eq!(accounts.len(), 1);
+    assert_eq!(accounts[0].0["record"]["witnessed"].get("sessionId"), None);
+    assert_eq!(
+        accounts[0].0["record"]["witnessed"]["principal"],
+        "alice@example.com"
+    );
+}
+
+/// A body that gives its first piece, then fails.
+struct Broken(Option<Bytes>);
+
+impl axum::body::HttpBody for Broken {
+    type Data = Bytes;
+    type Error = std::io::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Bytes>, std::io::Error>>> {
+        Poll::Ready(Some(match self.0.take() {
+            Some(piece) => Ok(http_body::Frame::data(piece)),
+            None => Err(std::io::Error::other("the server's stream broke")),
+        }))
+    }
+}
+
+#[tokio::test]
+async fn json_answers_are_held_whole_and_a_broken_one_is_not_passed_on() {
+    // A server that answers JSON, whole: its result echoed, its length made right.
+    let layer = ProvenanceLayer::from_value(&json!({"policy": {"userIntent": "drop"}})).unwrap();
+    let json_server = tower::service_fn(|request: Request<Body>| async move {
+        let read = axum::body::to_bytes(request.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        assert!(!String::from_utf8_lossy(&read).contains("98765"));
+        let answer = r#"{"jsonrpc":"2.0","id":2,"result":{"_meta":{"io.modelcontextprotocol/aiInvocation":{"turnId":"turn-1","model":{"name":"m"}}}}}"#;
+        Ok::<_, std::convert::Infallible>(
+            Response::builder()
+                .header("content-type", "application/json")
+                .header("content-length", answer.len())
+                .body(Body::from(answer))
+                .unwrap(),
+        )
+    });
+    let service: Provenance<_> = layer.layer(json_server);
+    let request = || {
+        Request::post("/mcp")
+            .header("content-type", "application/json")
+            .body(Body::from(CALL))
+            .unwrap()
+    };
+    let answer = service.clone().oneshot(request()).await.unwrap();
+    let echoed = r#"{"jsonrpc":"2.0","id":2,"result":{"_meta":{"io.modelcontextprotocol/aiInvocation":{"turnId":"turn-1"}}}}"#;
+    assert_eq!(
+        answer.headers()["content-length"],
+        echoed.len().to_string().as_str()
+    );
+    let body = axum::body::to_bytes(Body::new(answer.into_body()), usize::MAX)
+        .await
+        .unwrap();
+    assert_eq!(body, echoed.as_bytes());
+
+    // A server whose answer breaks before it is whole: the client's breaks
+    // too, with nothing of it sent.
+    let broken_server = tower::service_fn(|_: Request<Body>| async {
+        let body = Broken(Some(Bytes::from_static(br#"{"jsonrpc":"2.0","id":2,"#)));
+        let response = Response::builder()
+            .header("content-type", "application/json")
+            .body(body)
+            .unwrap();
+        Ok::<_, std::convert::Infallible>(response)
+    });
+    let layer = ProvenanceLayer::from_value(&json!({})).unwrap();
+    let answer = layer.layer(broken_server).oneshot(request()).await.unwrap();
+    assert_eq!(answer.status(), StatusCode::OK);
+    let failure = axum::body::to_bytes(Body::new(answer.into_body()), usize::MAX)
+        .await
+        .unwrap_err();
+    assert!(
+        failure.to_string().contains("the server's stream broke"),
+        "{failure}"
+    );
+}
+
+#[tokio::test]
+async fn what_the_layer_does_not_watch_passes_as_it_came() {
+    let app = router(Orders::default(), Kept::default(), Arc::default());
+    let request = Request::post("/token")
+        .body(Body::from("grant_type=x"))
+        .unwrap();
+    let answer = app.oneshot(request).await.unwrap();
+    assert_eq!(answer.status(), StatusCode::NOT_FOUND);
+}
+
+#[test]
+fn the_public_types_are_send_and_sync() {
+    fn both<T: Send + Sync>() {}
+    both::<ProvenanceLayer>();
+    both::<Provenance<axum::routing::Route>>();
+    both::<AuditError>();
+    // A body is Send (what a server needs), and Sync when the service's is.
+    fn send<T: Send>() {}
+    send::<mcp_provenance::ProvenanceBody<Body>>();
+    both::<mcp_provenance::ProvenanceBody<String>>();
+}
