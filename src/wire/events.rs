@@ -164,6 +164,24 @@ impl<'a> Event<'a> {
         Some(values.join(&LF))
     }
 
+    /// Its id, as a client keeps it for `Last-Event-ID`: the value of its
+    /// last `id` line, unless that holds a NUL (which clients pass over).
+    pub(super) fn id(&self) -> Option<&'a [u8]> {
+        let mut id = None;
+        for &(start, end) in &self.lines {
+            let line = self.bytes.get(start..end).unwrap_or_default();
+            let value = match line.strip_prefix(b"id") {
+                Some([]) => &[][..],
+                Some([b':', b' ', rest @ ..]) | Some([b':', rest @ ..]) => rest,
+                _ => continue,
+            };
+            if !value.contains(&0) {
+                id = Some(value);
+            }
+        }
+        id
+    }
+
     /// The event written again with `data` (LF-separated) as its data: the
     /// lines before its first `data` line as they came, then a `data` line
     /// for each line of `data`, then its other lines, joined by LF; the
@@ -268,6 +286,15 @@ mod tests {
         assert_eq!(
             event.with_data(b"{}\n\n 2}"),
             b"\xEF\xBB\xBFevent: message\ndata: {}\ndata: \ndata:  2}\nid: 7\r\n"
+        );
+        assert_eq!(event.id(), Some(&b"7"[..]));
+        assert_eq!(
+            Event::read(b"id: a\nid:b\x00\nid:c\ndata: x\n", false).id(),
+            Some(&b"c"[..])
+        );
+        assert_eq!(
+            Event::read(b"id: a\nid: b\x00\n", false).id(),
+            Some(&b"a"[..])
         );
         for none in [
             &b": comment\n"[..],

@@ -182,6 +182,10 @@ pub struct Exchange {
     delete: bool,
     /// The session the request named, once.
     asked: Option<String>,
+    /// The event a GET resumes its stream after (`Last-Event-ID`), once.
+    last_event: Option<String>,
+    /// This body's requests, as the session remembers them: for its stream's event ids.
+    remembered: Option<u64>,
     /// The session the app issued that it names; or the one its answer issued.
     session: Option<String>,
     /// The request's headers that say how its body is encoded.
@@ -242,6 +246,7 @@ impl Exchange {
         headers: &[(N, V)],
     ) -> Self {
         let asked = header(headers, "mcp-session-id").map(str::to_owned);
+        let last_event = header(headers, "last-event-id").map(str::to_owned);
         let session = shared.sessions().witnessed(asked.as_deref());
         let content = if start == Start::Read {
             headers
@@ -263,6 +268,8 @@ impl Exchange {
             start,
             delete: method.eq_ignore_ascii_case("DELETE"),
             asked,
+            last_event,
+            remembered: None,
             session,
             content,
             refused: None,
@@ -381,7 +388,7 @@ impl Exchange {
                         .filter_map(|seen| seen.turn.as_deref()),
                 );
                 if let Some(session) = &self.session {
-                    self.shared.sessions().remember(session, &self.awaiting);
+                    self.remembered = self.shared.sessions().remember(session, &self.awaiting);
                 }
             }
         }
@@ -421,7 +428,7 @@ impl Exchange {
             }
             if self.start == Start::Watch {
                 if let Some(session) = sessions.witnessed(self.asked.as_deref()) {
-                    self.awaiting = sessions.recalled(&session);
+                    self.awaiting = sessions.recalled(&session, self.last_event.as_deref());
                 }
             }
         }
@@ -679,6 +686,10 @@ impl Exchange {
             return Err(Own::AnswerTooLarge);
         }
         let event = Event::read(bytes, std::mem::take(&mut self.first_event));
+        if let (Some(session), Some(body), Some(id)) = (&self.session, self.remembered, event.id())
+        {
+            self.shared.sessions().stream_event(session, body, id);
+        }
         let Some(data) = event.data() else {
             return Ok(None);
         };

@@ -11,10 +11,10 @@
 //! - and both by the id's value: `"r\u0031"` is `"r1"`.
 //!
 //! An id is known under each key a client may read it by ([`IdKey`]); two
-//! ids match when they share one. Matching more than a client does only
-//! means more answers echo a `turnId` their client sent; matching less
-//! only means an answer echoes none: neither lets a server's own envelope
-//! through, which the echo never does.
+//! ids match when they share one. An answer whose keys reach requests that
+//! carried different `turnId`s echoes none, and so does one that reaches
+//! none: whatever a client takes it for, it never carries another request's
+//! `turnId`, nor the server's own envelope.
 
 use crate::json::{Number, Slot};
 

@@ -4,11 +4,18 @@
 //! it, so that an answer the server sends on a stream the client resumes
 //! later (a GET with `Last-Event-ID`) is echoed like one on the POST's own.
 //!
+//! A client resumes one stream, the one its `Last-Event-ID` names, and the
+//! Python SDK takes every answer on it for the answer to the request it
+//! resumes: so each event id a POST's stream carried is remembered with that
+//! POST's requests, and a resumed stream echoes those alone (an event id not
+//! known, none).
+//!
 //! Bounded: at most `max_sessions` ids, the one named longest ago forgotten
-//! first, and at most [`MAX_REMEMBERED`] requests over all sessions, each
-//! of at most [`MAX_NOTE_BYTES`], the oldest forgotten first. A request
-//! forgotten (or never remembered) only means an answer to it on a resumed
-//! stream echoes no `turnId`.
+//! first; at most [`MAX_REMEMBERED`] requests over all sessions, each of at
+//! most [`MAX_NOTE_BYTES`], and as many event ids, each of at most
+//! [`MAX_EVENT_ID_BYTES`], the oldest forgotten first. A request forgotten
+//! (or never remembered) only means an answer to it on a resumed stream
+//! echoes no `turnId`.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
@@ -19,6 +26,8 @@ use super::turns::Awaiting;
 pub const MAX_REMEMBERED: usize = 10_000;
 /// The most bytes of `turnId`s one remembered request may hold.
 pub const MAX_NOTE_BYTES: usize = 1024;
+/// The longest event id remembered.
+pub const MAX_EVENT_ID_BYTES: usize = 256;
 
 /// The sessions the app issued, and the requests forwarded in each.
 #[derive(Debug, Default)]
@@ -35,6 +44,10 @@ pub(super) struct Sessions {
     order: VecDeque<(u64, String)>,
     /// How many requests are remembered.
     count: usize,
+    /// For each session, the body (its tick) whose stream carried each event id.
+    streams: HashMap<String, HashMap<Vec<u8>, u64>>,
+    /// Every remembered event id, its session and body, the oldest first.
+    events: VecDeque<(String, Vec<u8>, u64)>,
 }
 
 impl Sessions {
@@ -98,20 +111,22 @@ impl Sessions {
         }
     }
 
-    /// Remembers the requests a body forwarded in `session` (one it issued).
-    pub(super) fn remember(&mut self, session: &str, awaiting: &Awaiting) {
+    /// Remembers the requests a body forwarded in `session` (one it
+    /// issued): the body's tick, for the event ids of its stream.
+    pub(super) fn remember(&mut self, session: &str, awaiting: &Awaiting) -> Option<u64> {
         if awaiting.len() == 0
             || awaiting.bytes() > MAX_NOTE_BYTES * awaiting.len()
             || !self.issued.contains_key(session)
         {
-            return;
+            return None;
         }
         self.tick += 1;
+        let tick = self.tick;
         self.remembered
             .entry(session.to_owned())
             .or_default()
-            .push_back((self.tick, awaiting.clone()));
-        self.order.push_back((self.tick, session.to_owned()));
+            .push_back((tick, awaiting.clone()));
+        self.order.push_back((tick, session.to_owned()));
         self.count += awaiting.len();
         // Each body remembered holds a request, so past the bound the oldest are stale or go.
         while self.count > MAX_REMEMBERED || self.order.len() > MAX_REMEMBERED {
@@ -130,15 +145,58 @@ impl Sessions {
                 self.remembered.remove(&session);
             }
         }
+        Some(tick)
     }
 
-    /// Every request remembered in `session`, the later winning where ids meet.
-    pub(super) fn recalled(&self, session: &str) -> Awaiting {
-        let mut all = Awaiting::default();
-        for (_, awaiting) in self.remembered.get(session).into_iter().flatten() {
-            all.extend_latest(awaiting);
+    /// Remembers that the stream of the body `body` (a tick of
+    /// [`Sessions::remember`]) in `session` carried the event `id`.
+    pub(super) fn stream_event(&mut self, session: &str, body: u64, id: &[u8]) {
+        if id.is_empty() || id.len() > MAX_EVENT_ID_BYTES {
+            return;
         }
-        all
+        let Some(streams) = self
+            .remembered
+            .contains_key(session)
+            .then(|| self.streams.entry(session.to_owned()).or_default())
+        else {
+            return;
+        };
+        streams.insert(id.to_vec(), body);
+        self.events
+            .push_back((session.to_owned(), id.to_vec(), body));
+        while self.events.len() > MAX_REMEMBERED {
+            let Some((session, id, body)) = self.events.pop_front() else {
+                break;
+            };
+            if let Some(streams) = self.streams.get_mut(&session) {
+                if streams.get(&id) == Some(&body) {
+                    streams.remove(&id);
+                }
+            }
+        }
+    }
+
+    /// The requests an answer on a stream of `session` may answer: on a
+    /// stream resumed after `last_event`, those of the body whose stream
+    /// carried it (none, when it is not known); on any other, every request
+    /// remembered in the session, the later winning where ids meet.
+    pub(super) fn recalled(&self, session: &str, last_event: Option<&str>) -> Awaiting {
+        let bodies = self.remembered.get(session).into_iter().flatten();
+        let Some(last_event) = last_event else {
+            let mut all = Awaiting::default();
+            for (_, awaiting) in bodies {
+                all.extend_latest(awaiting);
+            }
+            return all;
+        };
+        let body = self
+            .streams
+            .get(session)
+            .and_then(|streams| streams.get(last_event.as_bytes()));
+        let mut bodies = bodies;
+        body.and_then(|body| bodies.find(|(tick, _)| tick == body))
+            .map(|(_, awaiting)| awaiting.clone())
+            .unwrap_or_default()
     }
 }
 

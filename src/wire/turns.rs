@@ -47,11 +47,10 @@ enum Echo {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Awaiting {
     by_key: HashMap<IdKey, Echo>,
-    /// How many requests were added; the turns of the one, while there is one.
+    /// How many requests were added.
     requests: usize,
     /// How many bytes of `turnId`s were added.
     bytes: usize,
-    only: Option<Vec<Option<String>>>,
 }
 
 impl Awaiting {
@@ -59,7 +58,6 @@ impl Awaiting {
     fn add(&mut self, keys: Vec<IdKey>, turns: Vec<Option<String>>) {
         self.requests += 1;
         self.bytes += turns.iter().flatten().map(String::len).sum::<usize>();
-        self.only = (self.requests == 1).then(|| turns.clone());
         for key in keys {
             let echo = Echo::Turns(turns.clone());
             self.by_key
@@ -78,11 +76,6 @@ impl Awaiting {
     pub(crate) fn extend_latest(&mut self, other: &Awaiting) {
         self.requests += other.requests;
         self.bytes += other.bytes;
-        self.only = if self.requests == other.requests {
-            other.only.clone()
-        } else {
-            None
-        };
         for (key, echo) in &other.by_key {
             self.by_key.insert(key.clone(), echo.clone());
         }
@@ -98,15 +91,14 @@ impl Awaiting {
         self.requests
     }
 
-    /// The turns a result with this id echoes: those of the one request
-    /// there is (a client that sent one request takes any answer on its
-    /// stream for the answer to it, as the Python SDK does), else of every
-    /// request its id matches, when they agree; `None` when it matches none
-    /// or they disagree (it echoes none).
+    /// The turns a result with this id echoes: those of every request its
+    /// id matches as some client reads it, when they agree; `None` when it
+    /// matches none, or requests that disagree (it echoes none). Never by
+    /// its place alone: the Python SDK takes any answer on a request's
+    /// stream for that request's, the TypeScript SDK by `Number(id)` for
+    /// whichever request bears it, so an answer whose id is not the one
+    /// request's would be taken by the two for two requests.
     fn turns_for(&self, id: &Slot<'_>) -> Option<&[Option<String>]> {
-        if let Some(only) = &self.only {
-            return Some(only);
-        }
         let mut found: Option<&Vec<Option<String>>> = None;
         for key in ids::keys(id) {
             match self.by_key.get(&key) {
@@ -159,10 +151,9 @@ impl Filter {
     /// `{"turnId": …}`, or removed where the request carried no `turnId`.
     /// `turns` are the [`Seen::turn`](super::Seen::turn) notes of the
     /// forwarded body's outcome. A result is matched to its request as the
-    /// clients match it (see `ids.rs`): when the body forwarded one request,
-    /// every result answers it; a result that answers none of them, or
-    /// requests that disagree, echoes no `turnId`: it never keeps the
-    /// server's own. Borrowed, exactly as it came, when nothing changed:
+    /// clients match it (see `ids.rs`), by its id alone; a result that
+    /// answers none of them, or requests that disagree, echoes no `turnId`:
+    /// it never keeps the server's own. Borrowed, exactly as it came, when nothing changed:
     /// errors, notifications, a result whose `_meta` is no object.
     ///
     /// `None` when the answer cannot be read (not UTF-8 JSON, nesting past
