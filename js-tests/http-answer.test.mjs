@@ -30,6 +30,9 @@ const CARELESS = `{"jsonrpc":"2.0","id":12345678901234567890,"result":{"n":1e400
 /** The same answer as the client gets it: the request's turnId, and nothing else of the envelope (AI-11). */
 const ECHOED = `{"jsonrpc":"2.0","id":12345678901234567890,"result":{"n":1e400,"_meta":{"${KEY}":{"turnId":"t-1"},"x":1}}}`;
 const PROGRESS = '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}';
+/** A call whose request carried turnId t-1 and an intent, and the call as a redacting filter forwards it. */
+const SECRET_CALL = CALLED.replace('{"turnId":"t-1"}', '{"turnId":"t-1","userIntent":{"text":"secret"}}');
+const REDACTED_CALL = CALLED.replace('{"turnId":"t-1"}', '{"turnId":"t-1","userIntent":{"redacted":true}}');
 
 /**
  * POSTs `body` and reads the answer as it comes, resolving `seen` once
@@ -128,6 +131,56 @@ for (const [name, stack] of Object.entries(STACKS)) {
         const app = recorder({ headers, pieces });
         const answer = await behind(stack, { maxAnswerBytes: 64 }, app, (url) => send(url, { body: CALLED }));
         assert.deepEqual([answer.status, answer.body], [200, expected], JSON.stringify(pieces));
+      }
+    });
+    test("an event stream opening with a byte-order mark is read as the clients read it: its event echoed", async () => {
+      // A client's decoder drops the mark, and reads the first line as `data`: the envelope would reach it.
+      const app = recorder({ headers: EVENTS_TYPE, pieces: [`\ufeffdata: ${CARELESS}\n\n`] });
+      const answer = await behind(stack, {}, app, (url) => send(url, { body: CALLED }));
+      assert.deepEqual([answer.status, answer.body], [200, `\ufeffdata: ${ECHOED}\n\n`]);
+    });
+
+    test("an answer a client may read otherwise (another charset, another JSON media type) is not passed on", async () => {
+      const unreadable = '{"jsonrpc":"2.0","id":12345678901234567890,"error":{"code":-32603,"message":"the server\'s answer is in a form '
+        + 'the middleware does not read (its Content-Type, charset or Content-Encoding)","data":{"code":"answer-unreadable"}}}';
+      for (const type of ["application/json; charset=utf-16", "application/json-rpc"]) {
+        const app = recorder({ headers: { "content-type": type }, pieces: [CARELESS] });
+        const answer = await behind(stack, {}, app, (url) => send(url, { body: CALLED }));
+        assert.deepEqual([answer.status, answer.headers["content-type"], answer.body], [200, "application/json", unreadable], type);
+      }
+    });
+
+    test("a result is matched to its request as the clients match it: `1.0` and `\"1\"` answer request 1", async () => {
+      const call = (id, turn) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"q","_meta":{"${KEY}":{"turnId":"${turn}"}}}}`;
+      const answered = (id, turn) => `{"jsonrpc":"2.0","id":${id},"result":{"_meta":{"${KEY}":{"turnId":"${turn}"}}}}`;
+      for (const id of ["1.0", '"1"']) {
+        const app = recorder({ pieces: [`[${answered(id, "server")},${answered(2, "server")}]`] });
+        const answer = await behind(stack, {}, app, (url) => send(url, { body: `[${call(1, "t-1")},${call(2, "t-2")}]` }));
+        assert.equal(answer.body, `[${answered(id, "t-1")},${answered(2, "t-2")}]`, id);
+      }
+    });
+
+    test("a GET stream that resumes a POST's in an issued session is echoed for the POST's requests", async () => {
+      const app = recorder();
+      const sent = await behind(stack, {}, app, async (url) => {
+        /** Sends `method` with `body` in session s-1, the app answering `headers` and `pieces`. */
+        const exchange = (method, body, headers, pieces) => {
+          Object.assign(app, { headers: { ...headers, "mcp-session-id": "s-1" }, pieces });
+          return send(url, { method, body, headers: { ...(body && JSON_TYPE), "mcp-session-id": "s-1" } });
+        };
+        await exchange("POST", '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}', JSON_TYPE, [result(0)]);
+        // The POST's own stream ends after its priming event: the client resumes it with a GET.
+        await exchange("POST", CALLED, EVENTS_TYPE, ["id: 1\ndata:\n\n"]);
+        return exchange("GET", undefined, EVENTS_TYPE, [`id: 2\ndata: ${CARELESS}\n\n`]);
+      });
+      assert.equal(sent.body, `id: 2\ndata: ${ECHOED}\n\n`);
+    });
+
+    test("a request to a path outside `paths` goes on unfiltered, both ways", async () => {
+      for (const [paths, reached, expected] of [[["/other"], SECRET_CALL, CARELESS], [["/mcp"], REDACTED_CALL, ECHOED]]) {
+        const app = recorder({ pieces: [CARELESS] });
+        const answer = await behind(stack, { paths, policy: { userIntent: "redact" } }, app, (url) => send(url, { body: SECRET_CALL }));
+        assert.deepEqual([app.reached[0].body, answer.body], [reached, expected], JSON.stringify(paths));
       }
     });
   });

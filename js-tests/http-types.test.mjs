@@ -26,7 +26,7 @@ const same = <A, B>(_: Same<A, B>) => {};
 
 const records: MessageAccount[] = [];
 const audit: AccountSink = async (account, line) => { records.push(account); console.log(line.length); };
-const provenance = provenanceMiddleware({ policy: { userIntent: "redact" }, liftLegacy: true, maxBodyBytes: 1 << 20, maxAnswerBytes: 1 << 24, maxSessions: 100, echo: true, audit });
+const provenance = provenanceMiddleware({ policy: { userIntent: "redact" }, liftLegacy: true, maxBodyBytes: 1 << 20, maxAnswerBytes: 1 << 24, maxSessions: 100, echo: true, paths: ["/mcp", "/servers/*/mcp"], audit });
 const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
 // Node's own request and answer, and the SDK's authenticated request, are what it takes.
 createServer((req: IncomingMessage & { auth?: AuthInfo }, res) => provenance(req, res, () => transport.handleRequest(req, res)));
@@ -57,6 +57,8 @@ if (exchange !== undefined) {
 provenanceMiddleware({ maxBodyBytes: "1mb" });
 // @ts-expect-error: echo is on or off
 provenanceMiddleware({ echo: "no" });
+// @ts-expect-error: the endpoints are a list of paths
+provenanceMiddleware({ paths: "/mcp" });
 // @ts-expect-error: policy options go in \`policy\`
 provenanceMiddleware({ userIntent: "redact" });
 // @ts-expect-error: a handler answers a Response
@@ -65,9 +67,10 @@ provenanceFetch(async (_request: Request) => "ok");
 provenanceMiddleware({ principal: () => 7 });
 // @ts-expect-error: not a code of the middleware's
 const notACode: MiddlewareCode = "nope";
+const unreadable: MiddlewareCode = "answer-unreadable";
 // @ts-expect-error: an exchange is read, not written
 if (exchange) exchange.sessionId = "forged";
-console.log(records, notACode);
+console.log(records, notACode, unreadable);
 `;
 
 let project;

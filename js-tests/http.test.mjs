@@ -203,7 +203,8 @@ describe("the middleware's options", () => {
       [{ policy: { maxIntentBytes: 3 } }, "invalid-limit"],
       [{ maxBodyBytes: 0 }, "invalid-limit"],
       [{ maxAnswerBytes: 1.5 }, "invalid-limit"],
-      [{ maxSessions: true }, "invalid-limit"],
+      // Not a number at all: the core says what type it must be.
+      [{ maxSessions: true }, "invalid-option"],
       [{ maxDepth: 4 }, "invalid-limit"],
       [{ echo: "yes" }, "invalid-option"],
       [{ audit: "store" }, "invalid-option"],

@@ -1,5 +1,5 @@
 // The conformance vectors, run through any build of the package: the same
-// function serves Node (ESM and CJS) and, later, the browser.
+// function serves Node (ESM and CJS) and the browser.
 
 /** A filter's outcome in the vectors' shape: each message's account, its line less the message (which `forward` holds exactly). */
 function filtered(out) {
@@ -12,13 +12,63 @@ function echoed(filter, body, answer) {
   return { answer: filter.echo(answer, filter(body)) ?? null };
 }
 
+// A byte-order mark stays, as the native runner keeps it.
+const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+
+/** `headers` (`[name, value]` pairs) with a step's head's edits made: each removed header's every value gone, each set one last. */
+function edited(headers, edits) {
+  for (const [name, value] of edits) {
+    headers = headers.filter(([key]) => key.toLowerCase() !== name);
+    if (value !== undefined) headers.push([name, value]);
+  }
+  return headers;
+}
+
+/** An answer of the middleware's own, in the vectors' shape, with why it answered. */
+const own = ({ status, headers, body }, exchange) => ({ status, headers, body, refused: exchange.refused ?? null });
+
 /**
- * The ops of the core the package does not bind yet: the middleware's
- * exchange (src/wire/exchange.rs), whose vectors run natively until the
- * http middleware is moved onto it. A vector of one is left out here, and
- * the suites say how many.
+ * One exchange of an `exchange` vector through `gateway`, as a middleware
+ * runs it (tests/conformance.rs `exchange`): what the app was handed, and
+ * what the client got.
  */
-export const UNBOUND_OPS = new Set(["exchange"]);
+function exchanged(gateway, given) {
+  const exchange = gateway.begin(given.method ?? "POST", given.path ?? "/mcp", (given.headers ?? []).flat());
+  const out = {};
+  if (exchange.start === "read") {
+    if (exchange.declaredTooLarge) return own(exchange.tooLarge(), exchange);
+    const filtered = exchange.admit(given.body);
+    if ("reject" in filtered) return own(exchange.rejected(), exchange);
+    if (given.auditFails !== undefined) return own(exchange.auditFailed(given.auditFails), exchange);
+    out.forwarded = filtered.forward;
+  } else {
+    out.forwarded = exchange.start === "watch";
+  }
+  const { answer } = given;
+  let headers = answer.headers ?? [];
+  let status = answer.status ?? 200;
+  const body = [];
+  /** Makes a step's head and pieces the client's; whether the answer is over. */
+  const apply = (step) => {
+    if (step.head !== undefined) {
+      status = step.head.status;
+      headers = edited(headers, step.head.edits);
+    }
+    body.push(...step.pieces);
+    return step.over;
+  };
+  const pieces = (answer.pieces ?? []).map((piece) => new TextEncoder().encode(piece));
+  if (exchange.start === "pass") {
+    body.push(...pieces);
+  } else {
+    let over = apply(exchange.head(status, headers.flat()));
+    for (const piece of pieces) if (!over) over = apply(exchange.piece(piece));
+    if (!over) apply(exchange.end());
+  }
+  const bytes = new Uint8Array(body.reduce((size, piece) => size + piece.length, 0));
+  body.reduce((at, piece) => (bytes.set(piece, at), at + piece.length), 0);
+  return { ...out, status, headers, body: decoder.decode(bytes), refused: exchange.refused ?? null, session: exchange.session ?? null };
+}
 
 /** Calls the API (the main entry and mcp-provenance/gateway) as the vector says and returns the output in the vectors' shape. */
 export function runVector(api, vector) {
@@ -37,6 +87,10 @@ export function runVector(api, vector) {
       case "isReservedMetaKey": return api.isReservedMetaKey(input);
       case "filter": return filtered(api.createFilter(options)(input, vector.context));
       case "filterEcho": return echoed(api.createFilter(options), input, vector.answer);
+      case "exchange": {
+        const gateway = api.createGateway(options);
+        return input.map((given) => exchanged(gateway, given));
+      }
       default: throw new Error(`unknown op ${op} in vector ${vector.id}`);
     }
   } catch (error) {

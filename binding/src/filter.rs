@@ -21,7 +21,7 @@ use crate::{WHAT, thrown, within};
 
 /// A JS value, a plain JSON copy, as the `serde_json::Value` the core's
 /// `from_value` reads; `null` for `undefined`.
-fn value(from: &JsValue) -> Result<serde_json::Value, JsValue> {
+pub(crate) fn value(from: &JsValue) -> Result<serde_json::Value, JsValue> {
     if from.is_undefined() {
         return Ok(serde_json::Value::Null);
     }
@@ -62,12 +62,13 @@ pub fn body_room(len: usize) -> js_sys::Uint8Array {
     })
 }
 
-/// The first `len` bytes JS wrote into the body's room, to `read`.
-fn body<T>(len: usize, read: impl FnOnce(&[u8]) -> T) -> T {
+/// The first `len` bytes JS wrote into the body's room, to `read` (a body,
+/// or a piece of an answer: see gateway.rs).
+pub(crate) fn body<T>(len: usize, read: impl FnOnce(&[u8]) -> T) -> T {
     BODY.with_borrow(|body| read(body.get(..len).unwrap_or_default()))
 }
 
-fn or_thrown<T>(result: Result<T, Error>) -> Result<T, JsValue> {
+pub(crate) fn or_thrown<T>(result: Result<T, Error>) -> Result<T, JsValue> {
     result.map_err(|error| thrown(&error))
 }
 

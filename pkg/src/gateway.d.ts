@@ -145,3 +145,105 @@ export interface Filter {
  * else forward(out.forward); // then add out.replies to the upstream's answer
  */
 export declare function createFilter(options?: FilterOptions): Filter;
+
+/**
+ * What an HTTP middleware's core takes besides the filter's options (see `HttpOptions` in
+ * mcp-provenance/http, which documents each for the middlewares built on it).
+ */
+export interface GatewayOptions extends FilterOptions {
+  /** Whether each result carries its request's `turnId` back, and nothing else of the envelope (AI-11). Default `true`. */
+  echo?: boolean;
+  /** The most bytes of a request body read (default 1 MiB). */
+  maxBodyBytes?: number;
+  /** The most bytes of a JSON answer, or of one event of an event stream, held to echo into (default 16 MiB). */
+  maxAnswerBytes?: number;
+  /** The most session ids remembered as issued (default 10,000). */
+  maxSessions?: number;
+  /** The MCP endpoints, as the app routes them (default: every path). */
+  paths?: string[];
+}
+
+/** An answer of the middleware's own, whole, in the app's stead. */
+export interface OwnAnswer {
+  readonly status: number;
+  /** `[name, value]` pairs: JSON's media type when there is a body, its length, `connection: close` when the connection must close. */
+  readonly headers: [string, string][];
+  /** JSON text, or `""`. */
+  readonly body: string;
+}
+
+/** What to send of the app's answer now (src/wire/exchange.rs `Step`). */
+export interface Step {
+  /** The head the client gets, once it is known: sent before the pieces. */
+  readonly head?: {
+    readonly status: number;
+    /** Changes to the app's headers, in order: `[name, undefined]` removes every value of `name`, `[name, value]` sets it. */
+    readonly edits: [string, string | undefined][];
+    /** The rest of the app's answer goes on as it comes: no more calls. */
+    readonly passes: boolean;
+  };
+  /** The bytes to send, in order: parts of the piece given, or the exchange's own. */
+  readonly pieces: Uint8Array[];
+  /** The answer is over: end it; what the app still sends is dropped. */
+  readonly over: boolean;
+}
+
+/**
+ * One request's exchange through a {@link Gateway}: the middleware gives it the request's body
+ * (`admit`), then the app's answer (`head`, each `piece`, `end`), and sends what each step says.
+ * Every decision is the core's: which requests are the middleware's, the witnessed session, how
+ * the answer is read (WIRE-8) and echoed (WIRE-7), and the words of the middleware's own answers.
+ */
+export interface GatewayExchange {
+  /** `"pass"`: not the middleware's, to the app as it came; `"watch"`: to the app as it came, its answer through `head`; `"read"`: read the body, then `admit` it. */
+  readonly start: "pass" | "watch" | "read";
+  /** Whether the body's `Content-Length` is past `maxBodyBytes` already: answer `tooLarge()` without reading it. */
+  readonly declaredTooLarge: boolean;
+  readonly maxBodyBytes: number;
+  /** The session the app issued that the request names, or that its answer named (AI-10). */
+  readonly session: string | undefined;
+  /** Why the middleware answered in the app's stead, when it did. */
+  readonly refused: string | undefined;
+  /** The ids (JSON texts, as sent) of the requests that went on. */
+  readonly waiting: string[];
+  /** Whether the body that went on was a batch. */
+  readonly batch: boolean;
+  /** The answer to a body past `maxBodyBytes` (413, the connection closed). */
+  tooLarge(): OwnAnswer;
+  /** The answer when the middleware cannot go on (500). */
+  failed(code: "body-already-read" | "middleware-failed"): OwnAnswer;
+  /** Filters the body, recording what the middleware knows: the filter's outcome, the app reads `forward`. */
+  admit<B extends Body>(body: B, context?: { receivedAt?: string; principal?: string }): Forward<B> | Reject;
+  /** The answer to a body the filter refused; undefined when it went on. */
+  rejected(): OwnAnswer | undefined;
+  /** The answer when the audit sink could not keep the body's accounts (`code`: its own, or `"audit-failed"`). */
+  auditFailed(code: string): OwnAnswer;
+  /** The app's answer begins: its status and headers, `[name, value, ...]` (a header sent twice, twice; no NUL in any, as HTTP has none). */
+  head(status: number, headers: readonly string[]): Step;
+  /** A piece of the app's answer (text as UTF-8). */
+  piece(piece: Body): Step;
+  /** The app's answer has ended. */
+  end(): Step;
+}
+
+/** The core of an HTTP middleware, made by {@link createGateway}. */
+export interface Gateway {
+  /**
+   * The exchange of one request: its method, the path the app routes it by (without a mount's
+   * prefix, query or fragment), its headers as `[name, value, ...]` (Node's `req.rawHeaders`; no NUL
+   * in any, else a `TypeError` with code `invalid-type`).
+   */
+  begin(method: string, path: string, headers: readonly string[]): GatewayExchange;
+}
+
+/**
+ * The core of an HTTP middleware (what mcp-provenance/http runs on), its options read once and
+ * checked now (a `RangeError` with a code for a bad one): the filter, the sessions the app issued,
+ * and an exchange for each request, which a middleware for another stack drives, moving bytes.
+ * @example
+ * const gateway = createGateway({ paths: ["/mcp"] });
+ * const exchange = gateway.begin("POST", "/mcp", ["content-type", "application/json"]);
+ * const out = exchange.admit(body);
+ * const step = exchange.head(200, ["content-type", "application/json"]); // then piece(), end()
+ */
+export declare function createGateway(options?: GatewayOptions): Gateway;

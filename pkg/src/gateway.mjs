@@ -42,7 +42,7 @@ function write(glue, body) {
 
 /** A `TypeError` with a code, for a body or answer that is neither text nor bytes. */
 function notABody() {
-  const error = new TypeError("a filter takes a body (and echo an answer) as a string or a Uint8Array");
+  const error = new TypeError("a filter takes a body (and echo an answer, an exchange a piece) as a string or a Uint8Array");
   error.code = "invalid-type";
   return error;
 }
@@ -187,4 +187,126 @@ function notAnOutcome() {
   const error = new TypeError("echo takes the outcome the filter returned for the request body");
   error.code = "invalid-type";
   return error;
+}
+
+/** No bytes: what a step's ranges are of when no piece was given. */
+const NOTHING = new Uint8Array(0);
+
+/** A step of the way back with its ranges (`[start, end]` of `given`) made the bytes they stand for. */
+function stepOf(step, given) {
+  step.pieces = step.pieces.map((piece) => (piece instanceof Uint8Array ? piece : given.subarray(piece[0], piece[1])));
+  return step;
+}
+
+/**
+ * `headers`, a flat `[name, value, ...]` list of strings, as the module takes
+ * it: joined by NUL, which no header holds (one string crosses in once); a
+ * `TypeError` with a code for anything else.
+ */
+function flat(headers) {
+  if (!Array.isArray(headers) || !headers.every((item) => typeof item === "string" && !item.includes("\0"))) {
+    throw coded(TypeError, "invalid-type", "headers are a flat list of strings without NUL: [name, value, ...]");
+  }
+  return headers.join("\0");
+}
+
+/** A context's text, or undefined. */
+const text = (value) => (typeof value === "string" ? value : undefined);
+
+/**
+ * One request's exchange through a gateway, each call a call of the core's
+ * exchange (binding/src/gateway.rs) in the module it was made in: see
+ * `GatewayExchange` in gateway.d.ts.
+ */
+class Exchange {
+  #inner;
+  #madeIn;
+
+  constructor(inner, madeIn) {
+    this.#inner = inner;
+    this.#madeIn = madeIn;
+  }
+
+  /** `work(exchange, glue)`; refused once the module started afresh, the exchange gone with the old one. */
+  #call(work) {
+    if (instance() !== this.#madeIn) {
+      throw coded(RangeError, "resource-exhausted", "the WebAssembly module started afresh since this exchange began: it is gone");
+    }
+    const inner = this.#inner;
+    return call((glue) => work(inner, glue));
+  }
+
+  get start() { return this.#call((inner) => inner.start); }
+  get declaredTooLarge() { return this.#call((inner) => inner.declaredTooLarge); }
+  get maxBodyBytes() { return this.#call((inner) => inner.maxBodyBytes); }
+  get session() { return this.#call((inner) => inner.session); }
+  get refused() { return this.#call((inner) => inner.refused); }
+  get waiting() { return this.#call((inner) => inner.waiting); }
+  get batch() { return this.#call((inner) => inner.batch); }
+
+  /** The answer to a body past the bound. */
+  tooLarge() { return this.#call((inner) => inner.tooLarge()); }
+
+  /** The answer when the middleware cannot go on (`"body-already-read"`, `"middleware-failed"`). */
+  failed(code) { return this.#call((inner) => inner.failed(String(code))); }
+
+  /** The filter's outcome for `body`, recording the context's `receivedAt` and `principal`. */
+  admit(body, context) {
+    if (typeof body !== "string" && !(body instanceof Uint8Array)) throw notABody();
+    const { receivedAt, principal } = context ?? {};
+    const out = this.#call((inner, glue) => inner.admit(write(glue, body), typeof body === "string", text(receivedAt), text(principal)));
+    return new Answer(out, 0).outcome(body, oneLine);
+  }
+
+  /** The answer to a body the filter refused; undefined when it went on. */
+  rejected() { return this.#call((inner) => inner.rejected()); }
+
+  /** The answer when the audit sink failed with `code`. */
+  auditFailed(code) { return this.#call((inner) => inner.auditFailed(String(code))); }
+
+  /** The app's answer begins: its status and headers (`[name, value, ...]`). */
+  head(status, headers) { return stepOf(this.#call((inner) => inner.head(status, flat(headers))), NOTHING); }
+
+  /** A piece of the app's answer (bytes, or text as UTF-8), written into the module's room: one crossing. */
+  piece(piece) {
+    if (typeof piece !== "string" && !(piece instanceof Uint8Array)) throw notABody();
+    const bytes = typeof piece === "string" ? encoder.encode(piece) : piece;
+    return stepOf(this.#call((inner, glue) => inner.piece(write(glue, bytes))), bytes);
+  }
+
+  /** The app's answer has ended. */
+  end() { return stepOf(this.#call((inner) => inner.end()), NOTHING); }
+}
+
+/**
+ * The core of an HTTP middleware, its options (the filter's and its own)
+ * read once and checked now: an exchange for each request, which a
+ * middleware drives, moving bytes. See `createGateway` in gateway.d.ts.
+ *
+ * ```js
+ * import { createGateway } from "mcp-provenance/gateway";
+ * const gateway = createGateway({ paths: ["/mcp"] });
+ * const exchange = gateway.begin("POST", "/mcp", ["content-type", "application/json"]);
+ * console.assert(exchange.start === "read" && "forward" in exchange.admit('{"jsonrpc":"2.0","id":1,"method":"ping"}'));
+ * ```
+ */
+export function createGateway(options) {
+  const copy = copied(options);
+  let made;
+  let madeFor;
+  /** The gateway in the module as it is now (made again, its sessions forgotten, after a restart). */
+  const current = () => {
+    if (madeFor !== instance()) {
+      made = call((glue) => new glue.Gateway(copy));
+      madeFor = instance();
+    }
+    return made;
+  };
+  current();
+  return {
+    begin(method, path, headers) {
+      const gateway = current();
+      return new Exchange(call(() => gateway.begin(String(method), String(path), flat(headers))), madeFor);
+    },
+  };
 }

@@ -7,15 +7,17 @@
  * account handed to `audit`, and the app handed exactly the bytes the filter returned; on the way
  * back, only `turnId` echoed into each result (AI-11), and the filter's replies to the refused
  * messages of a batch joined to the answer. What cannot be read or audited is answered by the
- * middleware, never passed on as it came. GET streams and DELETEs pass; the client's `Host` and
- * `Origin` are the app's to judge.
+ * middleware, never passed on as it came. GET streams (which resume a POST's) and DELETEs go to the
+ * app as they came, their answers echoed; the client's `Host` and `Origin` are the app's to judge.
+ * Every decision is the core's (`createGateway` in mcp-provenance/gateway); the middlewares move bytes.
  */
-import type { FilterOptions, Forward, MessageAccount, Reject, RefusalCode } from "./gateway.js";
+import type { Forward, GatewayOptions, MessageAccount, Reject, RefusalCode } from "./gateway.js";
 
 /**
  * Why the middleware answered in the app's stead (the body past `maxBodyBytes`, read before the
  * middleware could, not audited, or the middleware's own fault), or put its errors in place of the
- * app's answer (not JSON-RPC, past `maxAnswerBytes`); a JSON-RPC error's `data.code`.
+ * app's answer (not JSON-RPC, past `maxAnswerBytes`, or in a form a client may read otherwise: another
+ * JSON media type, a charset, a `Content-Encoding`); a JSON-RPC error's `data.code`.
  */
 export type MiddlewareCode =
   | "body-too-large"
@@ -23,7 +25,8 @@ export type MiddlewareCode =
   | "audit-failed"
   | "middleware-failed"
   | "answer-not-json"
-  | "answer-too-large";
+  | "answer-too-large"
+  | "answer-unreadable";
 
 /**
  * Called with each message's account (its kind, id, record, changes, why it was refused) and its
@@ -37,8 +40,8 @@ export type MiddlewareCode =
  */
 export type AccountSink = (account: MessageAccount, line: string) => void | Promise<void>;
 
-/** What both middlewares take: the filter's options (checked when the middleware is made), and their own. */
-export interface HttpOptions extends FilterOptions {
+/** What both middlewares take: the filter's options and their own, all checked by the core when the middleware is made. */
+export interface HttpOptions extends GatewayOptions {
   /** The most bytes of a request body read (default 1 MiB): past it, 413, and nothing more kept. */
   maxBodyBytes?: number;
   /**
@@ -55,6 +58,14 @@ export interface HttpOptions extends FilterOptions {
    * (AI-12), turns it off.
    */
   echo?: boolean;
+  /**
+   * The MCP endpoints, as the app routes them (default: every path): only requests to these paths
+   * are the middleware's, every other goes on unfiltered. Each begins with `/`; `*` stands for one
+   * segment, a trailing slash is the same path, and every path below one is the endpoint's too (a
+   * mount serves it). Matched against the path the app routes by: `req.url`'s, from which Express
+   * strips its mount (under `app.use("/mcp", ...)` the endpoint is `"/"`), or a `Request`'s URL.
+   */
+  paths?: string[];
   /** Each message's account, before the app sees the body. */
   audit?: AccountSink;
 }
@@ -146,9 +157,9 @@ export interface Exchange {
  * (and after the stack's authentication, for `principal`). `req` then reads as the forwarded bytes
  * whoever reads it (a `for await` loop, `express.json()`, the MCP SDK's
  * `StreamableHTTPServerTransport.handleRequest(req, res)` in 1.x and the 2.x node transport, which
- * read `req.rawBody`), with its `content-length` made right. It filters every POST it is given:
- * mount it where MCP is served (`app.use("/mcp", ...)`), where the router that picks the MCP path
- * picks it too. A body something read before it is refused (500, `body-already-read`): nothing it
+ * read `req.rawBody`), with its `content-length` made right. It filters every POST to its `paths`
+ * (every path by default): mount it where MCP is served (`app.use("/mcp", ...)`), or name the
+ * endpoints in `paths`. A body something read before it is refused (500, `body-already-read`): nothing it
  * could not check goes on.
  * @throws {import("./index.js").ProvenanceError} a bad option (RangeError), at once.
  * @example
@@ -163,7 +174,8 @@ export declare function provenanceMiddleware(options?: MiddlewareOptions): (req:
  * `handler` (a Fetch-API handler: `Request` in, `Response` out) with provenance in front of it: the
  * handler gets a `Request` whose body is the forwarded bytes, and its `Response` goes back echoed
  * and joined (an event stream event by event, as it comes); what it takes beside the request is
- * passed on. It filters every POST it is given: wrap the handler of the MCP path.
+ * passed on. It filters every POST to its `paths` (every path by default): wrap the handler of the MCP
+ * path, or name the endpoints in `paths`.
  * @throws {import("./index.js").ProvenanceError} a bad option (RangeError), at once; a handler that is not a function (TypeError).
  * @example
  * const mcp = provenanceFetch((request, options) => handler.fetch(request, options), { audit: (account) => store.insert(account) });
@@ -177,6 +189,7 @@ export declare function provenanceFetch<Rest extends unknown[]>(
 
 /**
  * What the middleware made of `request` so far: the `req` `provenanceMiddleware` got, or a
- * `Request` `provenanceFetch` got or handed on. Undefined for one it did not see.
+ * `Request` `provenanceFetch` got or handed on. Undefined for one it did not see, and for one
+ * outside its `paths`.
  */
 export declare function exchangeOf(request: NodeRequest | Request): Exchange | undefined;

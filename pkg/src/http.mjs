@@ -14,7 +14,8 @@ export { provenanceFetch } from "./lib/http/fetch.mjs";
 /**
  * What the middleware made of a request so far (see `Exchange` in
  * http.d.ts): the request as `provenanceMiddleware` got it, or the `Request`
- * `provenanceFetch` got or handed on; undefined for one it did not see.
+ * `provenanceFetch` got or handed on; undefined for one it did not see, and
+ * for one outside its `paths`.
  *
  * ```js
  * import { exchangeOf, provenanceFetch } from "mcp-provenance/http";

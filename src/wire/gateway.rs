@@ -6,10 +6,11 @@
 
 use std::sync::{Arc, Mutex};
 
-use super::exchange::{Exchange, Shared, Start};
+use super::exchange::{Exchange, Shared};
 use super::filter::Filter;
 use super::options::GatewayOptions;
 use super::sessions::Sessions;
+use super::step::Start;
 use crate::error::Error;
 use crate::json::Slot;
 
@@ -111,17 +112,60 @@ impl Gateway {
     }
 }
 
-/// Whether the app routes `path` to the endpoint `pattern`: the same path
-/// (a trailing slash aside, `*` one segment), or one below it.
+/// Whether the app may route `path` to the endpoint `pattern`: the same
+/// path (a trailing slash aside, `*` one segment), or one below it. As
+/// loosely as any stack routes: segments compared without regard to case
+/// (Express's default), after their `%XX` escapes are read (Hono's), and an
+/// empty segment (`//`) passed over. Matching more than the app routes only
+/// filters a request the app would not serve as MCP; matching less would
+/// let one it serves through unread.
 fn routes(pattern: &str, path: &str) -> bool {
-    let mut path = path.trim_end_matches('/').split('/');
-    for segment in pattern.trim_end_matches('/').split('/') {
-        match path.next() {
-            Some(given) if given == segment || (segment == "*" && !given.is_empty()) => {}
-            _ => return false,
+    let (pattern, path) = (segments(pattern), segments(path));
+    pattern.len() <= path.len()
+        && pattern
+            .iter()
+            .zip(&path)
+            .all(|(wanted, given)| wanted == "*" || wanted.eq_ignore_ascii_case(given))
+}
+
+/// The non-empty segments of a path, each with its escapes read.
+fn segments(path: &str) -> Vec<std::borrow::Cow<'_, str>> {
+    path.split('/')
+        .filter(|segment| !segment.is_empty())
+        .map(decoded)
+        .collect()
+}
+
+/// A path segment with its `%XX` escapes read (an escape that reads as no
+/// UTF-8 left as it came).
+fn decoded(segment: &str) -> std::borrow::Cow<'_, str> {
+    if !segment.contains('%') {
+        return std::borrow::Cow::Borrowed(segment);
+    }
+    let bytes = segment.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    while let Some(&byte) = bytes.get(at) {
+        let escaped = (byte == b'%')
+            .then(|| bytes.get(at + 1..at + 3))
+            .flatten()
+            .and_then(|hex| std::str::from_utf8(hex).ok())
+            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
+        match escaped {
+            Some(value) => {
+                out.push(value);
+                at += 3;
+            }
+            None => {
+                out.push(byte);
+                at += 1;
+            }
         }
     }
-    true
+    match String::from_utf8(out) {
+        Ok(text) => std::borrow::Cow::Owned(text),
+        Err(_) => std::borrow::Cow::Borrowed(segment),
+    }
 }
 
 #[cfg(test)]
@@ -138,8 +182,12 @@ mod tests {
         for path in ["/mc", "/mcpx", "/", "/other/mcp"] {
             assert!(!routes("/mcp", path), "{path}");
         }
+        // As loosely as any stack routes: Express without regard to case, Hono after escapes.
+        for path in ["/MCP", "/%6Dcp", "/%4d%43%50/x", "//mcp"] {
+            assert!(routes("/mcp", path), "{path}");
+        }
         assert!(routes("/servers/*/mcp", "/servers/a1/mcp/"));
-        assert!(!routes("/servers/*/mcp", "/servers//mcp"));
+        assert!(!routes("/servers/*/mcp", "/servers/mcp"));
         assert!(routes("/", "/anything"));
     }
 }

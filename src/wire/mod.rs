@@ -1,5 +1,6 @@
 //! The wire filter: from the bytes a gateway receives to the bytes it
-//! forwards, in one operation (WIRE-1..WIRE-7).
+//! forwards, in one operation (WIRE-1..WIRE-7), and the middleware's whole
+//! exchange around it (WIRE-8).
 //!
 //! A gateway holds bytes, not objects, and what it promises is about the
 //! bytes the server will read. [`Filter::filter`] reads a body once, strictly
@@ -15,8 +16,15 @@
 //! outcome and its accounts (`outcome.rs`), each as one JSON line
 //! (`line.rs`); the [`Filter`] (`filter.rs`), with what it does to the
 //! answers a request carries (`answers.rs`) and to the `turnId` a response
-//! echoes (`turns.rs`); `check` over a capture (`check.rs`) and its command
-//! line (`args.rs`).
+//! echoes (`turns.rs`, its ids matched as the clients match them in
+//! `ids.rs`); `check` over a capture (`check.rs`) and its command line
+//! (`args.rs`). Above the filter, the middleware's core: a [`Gateway`]
+//! (`gateway.rs`, its options in `options.rs`, the sessions it remembers in
+//! `sessions.rs`) begins an [`Exchange`] for each request (`exchange.rs`),
+//! which says what to do in [`Step`]s (`step.rs`), reads an answer as the
+//! clients read it (`reading.rs`, event streams in `events.rs`), streams it
+//! (`streams.rs`) or holds it whole (`held.rs`), and answers in the app's
+//! stead in one wording (`own.rs`).
 
 mod answers;
 mod args;
@@ -26,6 +34,7 @@ mod exchange;
 mod filter;
 mod gateway;
 mod headers;
+mod held;
 mod ids;
 mod line;
 mod options;
@@ -36,14 +45,17 @@ mod patch;
 mod reading;
 mod scan;
 mod sessions;
+mod step;
+mod streams;
 mod turns;
 
 pub use args::{CHECK_USAGE, CheckCommand, SAME_FILE, USAGE};
 pub use check::{Capture, Check, Counts, MAX_LINE_BOUND, MAX_LINE_BYTES, NOTHING_CHECKED, Printed};
-pub use exchange::{Edit, Exchange, Head, Piece, Start, Step};
+pub use exchange::Exchange;
 pub use filter::Filter;
 pub use gateway::Gateway;
 pub use options::{FilterContext, FilterOptions, GatewayOptions};
 pub use outcome::{MessageKind, Outcome, Seen, Verdict};
 pub use own::{Answer, Own};
 pub use sessions::{MAX_NOTE_BYTES, MAX_REMEMBERED};
+pub use step::{Edit, Head, Piece, Start, Step};

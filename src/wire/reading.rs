@@ -83,6 +83,24 @@ fn media(value: &str) -> Reading {
     reading
 }
 
+/// The whitespace JSON allows around a value.
+pub(super) fn is_json_space(byte: u8) -> bool {
+    matches!(byte, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+/// Where the first byte past JSON whitespace is, from `from`.
+pub(super) fn past_space(bytes: &[u8], from: usize) -> Option<usize> {
+    (from..bytes.len()).find(|&at| bytes.get(at).is_some_and(|&byte| !is_json_space(byte)))
+}
+
+/// Whether `bytes`, past whitespace, begin as a JSON-RPC answer does: an object or a batch.
+pub(super) fn begins_answer(bytes: &[u8]) -> bool {
+    matches!(
+        past_space(bytes, 0).and_then(|at| bytes.get(at)),
+        Some(b'{' | b'[')
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,10 +4,9 @@
 // reads as if the forwarded bytes were the body that came, whoever reads it
 // (`for await`, `req.on("data")`, raw-body and express.json(), the SDK's
 // transports through @hono/node-server, which takes `req.rawBody`), and
-// `res` carries the app's answer through the way back (answer.mjs).
-import { Answer } from "./answer.mjs";
-import { admit, Exchange, exchanges, failedHere, settingsOf } from "./exchange.mjs";
-import { alreadyRead, failed, tooLarge } from "./refusals.mjs";
+// `res` carries the app's answer through the core's way back, a step at a
+// time (exchange.mjs).
+import { admit, begin, failedHere, settingsOf } from "./exchange.mjs";
 
 /**
  * Provenance in front of an MCP app on Node's http server: see
@@ -36,51 +35,50 @@ import { alreadyRead, failed, tooLarge } from "./refusals.mjs";
 export function provenanceMiddleware(options) {
   const settings = settingsOf(options);
   return function provenance(req, res, next) {
-    serve(settings, req, res, next).catch((failure) => {
-      // A fault of the middleware's own (a `principal` that threw, say): the app is not run.
-      failedHere(failure, exchanges.get(req));
+    let exchange;
+    /** A fault of the middleware's own (a `principal` that threw, say): the app is not run. */
+    const failed = (failure) => {
+      const own = failedHere(failure, exchange?.core);
       if (res.headersSent) res.destroy();
-      else answer(res, 500, failed());
-    });
+      else answer(res, own);
+    };
+    try {
+      exchange = begin(settings, req, req.method, pathOf(req.url), req.rawHeaders);
+    } catch (failure) {
+      return failed(failure);
+    }
+    return serve(settings, exchange, req, res, next).catch(failed);
   };
 }
 
-/** One exchange: the body filtered and audited, then handed on to `next` with the answer watched; or answered here. */
-async function serve(settings, req, res, next) {
-  const asked = req.headers["mcp-session-id"];
-  const exchange = new Exchange(settings, asked, settings.principal ? settings.principal(req) : authenticated(req));
-  exchanges.set(req, exchange);
-  if (req.method !== "POST") {
-    // A GET stream, a DELETE and any other method go to the app as they came.
-    watch(res, settings, exchange, req.method, asked, false);
-    return next();
-  }
-  if (req.readableDidRead || req.readableEnded || req.body !== undefined) {
-    exchange.refused = "body-already-read";
-    return answer(res, 500, alreadyRead());
-  }
-  const body = await readBody(req, settings.maxBodyBytes);
-  // The client left before its body came whole: there is no one to answer.
-  if (body === GONE) return undefined;
-  if (body === undefined) {
-    exchange.refused = "body-too-large";
-    // The rest of the body is not kept: the connection cannot carry another request.
-    return answer(res, 413, tooLarge(settings.maxBodyBytes), { connection: "close" });
-  }
-  const refusal = await admit(settings, exchange, body, req.headers);
-  if (refusal !== undefined) return answer(res, refusal.status, refusal.body);
-  rearm(req, exchange.filtered.forward);
-  watch(res, settings, exchange, req.method, asked, true);
-  return next();
+/** The path the app routes `url` (a request target, `req.url`: Express strips its mount) by: without scheme and host, query or fragment. */
+function pathOf(url = "") {
+  const path = url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, "");
+  const end = path.search(/[?#]/);
+  return end < 0 ? path : path.slice(0, end);
 }
 
-/**
- * The identity the stack authenticated: `req.auth.clientId`, as the MCP
- * SDK's bearer authentication (`requireBearerAuth`) sets it. Never a header.
- */
-function authenticated(req) {
-  const clientId = req.auth?.clientId;
-  return typeof clientId === "string" && clientId !== "" ? clientId : undefined;
+/** One exchange: the body filtered and audited, then handed on to `next` with the answer watched; or answered here. */
+async function serve(settings, exchange, req, res, next) {
+  const { core, start, record } = exchange;
+  if (start === "pass") return next();
+  if (start === "watch") {
+    watch(res, core);
+    return next();
+  }
+  if (req.readableDidRead || req.readableEnded || req.body !== undefined) return answer(res, core.failed("body-already-read"));
+  // The rest of a body too large is not read: the connection cannot carry another request (the answer says so).
+  if (core.declaredTooLarge) return answer(res, core.tooLarge());
+  const body = await readBody(req, core.maxBodyBytes);
+  // The client left before its body came whole: there is no one to answer.
+  if (body === GONE) return undefined;
+  if (body === undefined) return answer(res, core.tooLarge());
+  // The principal: by default what the MCP SDK's bearer authentication (`requireBearerAuth`) sets.
+  const refusal = await admit(settings, exchange, body, [req], req.auth);
+  if (refusal !== undefined) return answer(res, refusal);
+  rearm(req, record.filtered.forward);
+  watch(res, core);
+  return next();
 }
 
 /** What `readBody` gives for a request whose client left before its body came whole. */
@@ -97,12 +95,10 @@ const stream = async () => (streams ??= await import("node:stream"));
 /**
  * The body of `req` as the bytes that came (a Buffer), once its read side is
  * over (ended, and closed where it closes: see `rearm`); undefined once it is
- * past `limit` bytes, by its Content-Length (nothing read) or as it comes
- * (the rest then read and dropped, so that the 413 reaches a client still
- * sending); GONE when the client leaves first.
+ * past `limit` bytes as it comes (the rest then read and dropped, so that the
+ * 413 reaches a client still sending); GONE when the client leaves first.
  */
 async function readBody(req, limit) {
-  if (Number(req.headers["content-length"]) > limit) return undefined;
   const { finished } = streams ?? (await stream());
   return new Promise((resolve) => {
     const chunks = [];
@@ -165,68 +161,46 @@ function rearm(req, forward) {
   }
 }
 
-/** Answers with `status` and `body` (JSON text, or none), and `headers` besides. */
-function answer(res, status, body, headers = {}) {
-  const typed = body ? { "content-type": "application/json" } : {};
-  res.writeHead(status, { ...headers, ...typed, "content-length": Buffer.byteLength(body) });
+/** Answers with an answer of the core's, `{ status, headers, body }`; a bare 500 when there is none. */
+function answer(res, { status, headers, body } = { status: 500, headers: [], body: "" }) {
+  res.writeHead(status, headers.flat());
   res.end(body);
 }
 
-/** Statuses whose answer has no body, nor a length. */
-const BODILESS = new Set([204, 304]);
-
 /**
- * Watches `res` for the app's answer: what its head says of sessions (for
- * every method), and, for a body that went on (`forwarded`), its bytes on the
- * way back as an `Answer` makes them. It takes the place of `writeHead`,
- * `write`, `end` and `flushHeaders`, each going on to the method it replaced,
- * as a compression middleware does; an answer that goes on as it comes (no
- * echo, no replies) costs a test on each call.
+ * Watches `res` for the app's answer and carries it through the core's way
+ * back (`core`, the exchange): it takes the place of `writeHead`, `write`,
+ * `end` and `flushHeaders`, each going on to the method it replaced, as a
+ * compression middleware does. The app's head goes to the exchange once
+ * (the headers given to `writeHead` put with those set before, as Node
+ * does), then each piece and the end; what each step says is sent. An answer
+ * that goes on as it comes costs a test on each call after its head.
  */
-function watch(res, settings, exchange, method, asked, forwarded) {
+function watch(res, core) {
   const original = { writeHead: res.writeHead, write: res.write, end: res.end, flushHeaders: res.flushHeaders };
-  let decided = false;
-  let answered;
-  let mode = "pass";
-  /** Whether the app gave its head (for an answer held, the client's is sent with the body). */
-  let headed = false;
-  let message;
-  /** Whether the middleware answered in the app's stead: what the app still sends is dropped. */
-  let over = false;
+  /** "app" before the app's head; "held" until the client's head is known; then "sent", "pass" (as it comes) or "over". */
+  let state = "app";
+  let reason;
 
-  /**
-   * How the answer goes on, decided once from its status and headers (those
-   * `given` to writeHead over those set before); what it says of sessions, learnt.
-   */
-  function decide(status, given) {
-    decided = true;
-    exchange.sessionId = settings.sessions.learn(method, asked, status, headerOf(res, "mcp-session-id", given)) ?? exchange.sessionId;
-    if (!forwarded) return;
-    answered = new Answer(settings, exchange);
-    mode = answered.begin(status, headerOf(res, "content-type", given));
-  }
-
-  /**
-   * Sends a step of the answer (answer.mjs), ending the exchange with it when
-   * it is the last (`closing`) or the middleware's own; whether the client's
-   * side takes more now.
-   */
-  function send({ pieces, over: ended, head }, callback, closing = false) {
-    if (head !== undefined && mode === "held") {
-      // An answer held whole goes in one write, its head with it.
-      const [body] = pieces;
-      if (head.own) for (const name of ["content-length", "content-type", "content-encoding"]) res.removeHeader(name);
-      if (head.own && body.length > 0) res.setHeader("content-type", "application/json");
-      if (!BODILESS.has(head.status)) res.setHeader("content-length", body.length);
-      original.writeHead.call(res, head.status, head.own ? undefined : message);
-      over = true;
-      original.end.call(res, body.length > 0 ? body : undefined, callback);
-      return true;
+  /** Sends a step of the exchange: its head, its pieces, and the end when it is over; whether the client takes more now. */
+  function send({ head, pieces, over }, callback) {
+    // A head once the client's was sent (the middleware's own errors in a JSON answer that streams) is not sent again.
+    if (head !== undefined && state === "held") {
+      for (const [name, value] of head.edits) {
+        if (value === undefined) res.removeHeader(name);
+        else res.setHeader(name, value);
+      }
+      if (head.passes) {
+        state = "pass";
+        return true;
+      }
+      original.writeHead.call(res, head.status, head.status === res.statusCode ? reason : undefined);
+      state = "sent";
     }
     let flowing = true;
     for (const piece of pieces) if (piece.length > 0) flowing = original.write.call(res, piece);
-    if (ended || closing) {
-      over = true;
+    if (over) {
+      state = "over";
       original.end.call(res, callback);
     } else if (callback) {
       process.nextTick(callback);
@@ -234,109 +208,70 @@ function watch(res, settings, exchange, method, asked, forwarded) {
     return flowing;
   }
 
-  res.writeHead = function writeHead(status, reason, headers) {
-    if (typeof reason !== "string") [reason, headers] = [undefined, reason];
-    if (!decided) decide(status, headers);
-    if (mode === "pass") return original.writeHead.call(this, status, reason, headers);
-    if (headers !== undefined) absorb(this, headers);
-    if (headed) throw Object.assign(new Error("Cannot write headers after they are sent to the client"), { code: "ERR_HTTP_HEADERS_SENT" });
-    headed = true;
-    message = reason;
-    if (mode === "held") {
-      this.statusCode = status;
-      return this;
-    }
-    this.removeHeader("content-length");
-    if (mode === "join") this.setHeader("content-type", "application/json");
-    original.writeHead.call(this, answered.status, reason);
-    send({ pieces: answered.opening() });
-    return this;
+  /** The app's head to the exchange, its status set and the headers it gave to `writeHead` put with the others. */
+  function headed(given) {
+    if (given !== undefined) absorb(res, given);
+    state = "held";
+    const flat = [];
+    for (const [name, value] of Object.entries(res.getHeaders())) for (const one of [value].flat()) flat.push(name, String(one));
+    send(core.head(res.statusCode, flat));
+  }
+
+  res.writeHead = function writeHead(status, message, headers) {
+    if (typeof message !== "string") [message, headers] = [undefined, message];
+    if (state === "pass") return original.writeHead.call(this, status, message, headers);
+    if (state !== "app") throw Object.assign(new Error("Cannot write headers after they are sent to the client"), { code: "ERR_HTTP_HEADERS_SENT" });
+    this.statusCode = status;
+    reason = message;
+    headed(headers);
+    return state === "pass" ? original.writeHead.call(this, status, message) : this;
   };
 
   res.write = function write(chunk, encoding, callback) {
-    if (!decided) decide(this.statusCode);
-    if (mode === "pass") return original.write.call(this, chunk, encoding, callback);
+    // Node writes a head the app did not through `writeHead`, which passes it on once the answer passes.
+    if (state === "app") headed();
+    if (state === "pass") return original.write.call(this, chunk, encoding, callback);
     if (typeof encoding === "function") [encoding, callback] = [undefined, encoding];
-    if (!headed) this.writeHead(this.statusCode);
-    if (!over) return send(answered.write(bytesOf(chunk, encoding)), callback);
+    if (state !== "over") return send(core.piece(bytesOf(chunk, encoding)), callback);
     if (callback) process.nextTick(callback);
     return true;
   };
 
   res.end = function end(chunk, encoding, callback) {
-    if (!decided) decide(this.statusCode);
-    if (mode === "pass") return original.end.call(this, chunk, encoding, callback);
+    if (state === "app") headed();
+    if (state === "pass") return original.end.call(this, chunk, encoding, callback);
     if (typeof chunk === "function") [chunk, encoding, callback] = [undefined, undefined, chunk];
     else if (typeof encoding === "function") [encoding, callback] = [undefined, encoding];
-    if (!headed) this.writeHead(this.statusCode);
-    if (!over && chunk !== undefined && chunk !== null) send(answered.write(bytesOf(chunk, encoding)));
-    if (!over) send(answered.end(), callback, true);
+    if (state !== "over" && chunk !== undefined && chunk !== null) send(core.piece(bytesOf(chunk, encoding)));
+    if (state !== "over") send(core.end(), callback);
     else if (callback) process.nextTick(callback);
     return this;
   };
 
   res.flushHeaders = function flushHeaders() {
-    if (!decided) decide(this.statusCode);
+    if (state === "app") headed();
     // An answer held whole has no head to send before it is read.
-    if (mode !== "held") original.flushHeaders.call(this);
+    if (state === "sent" || state === "pass") original.flushHeaders.call(this);
   };
 }
 
-/** A chunk the app writes, as bytes: Node's `write` takes text (in an encoding) or bytes. */
-function bytesOf(chunk, encoding) {
-  if (typeof chunk === "string") return Buffer.from(chunk, encoding ?? "utf8");
-  if (chunk instanceof Uint8Array) return chunk;
-  throw Object.assign(new TypeError("the chunk must be a string or a Uint8Array"), { code: "ERR_INVALID_ARG_TYPE" });
-}
+/** A chunk the app writes, as bytes: Node's `write` takes text (in an encoding) or bytes (the exchange refuses anything else). */
+const bytesOf = (chunk, encoding) => (typeof chunk === "string" ? Buffer.from(chunk, encoding ?? "utf8") : chunk);
 
 /**
- * Calls `visit(name, value)` for each header given to `writeHead`: an object
- * (its undefined values skipped), or raw `[name, value, ...]` or
- * `[[name, value], ...]` lists. A walk, not a list of pairs: it runs on every
- * answer's head, and the pairs would be made only to be dropped.
- */
-function eachPair(headers, visit) {
-  if (!Array.isArray(headers)) {
-    for (const name of Object.keys(headers)) {
-      const value = headers[name];
-      if (value !== undefined) visit(name, value);
-    }
-  } else if (Array.isArray(headers[0])) {
-    for (const [name, value] of headers) visit(name, value);
-  } else {
-    for (let at = 0; at < headers.length; at += 2) visit(headers[at], headers[at + 1]);
-  }
-}
-
-/**
- * The answer's header `name` (lowercase): as `given` to writeHead, over what
- * was set before; undefined when given twice (which would a reader believe?).
- */
-function headerOf(res, name, given) {
-  let count = 0;
-  let found;
-  if (given !== undefined) {
-    eachPair(given, (key, value) => {
-      if (String(key).toLowerCase() !== name) return;
-      count += 1;
-      found = value;
-    });
-  }
-  if (count === 0) return res.getHeader(name);
-  return count === 1 ? found : undefined;
-}
-
-/**
- * The headers given to `writeHead` put with those set before, as Node does
- * when both are given, so that the answer's head can be changed in one place.
+ * Puts the headers given to `writeHead` (an object, its undefined values
+ * skipped, or a raw `[name, value, ...]` list) with those set before, each
+ * name's values together, as Node does when both are given.
  */
 function absorb(res, headers) {
+  const pairs = Array.isArray(headers) ? headers.flatMap((name, at) => (at % 2 === 0 ? [[name, headers[at + 1]]] : [])) : Object.entries(headers);
   const byName = new Map();
-  eachPair(headers, (name, value) => {
+  for (const [name, value] of pairs) {
+    if (value === undefined) continue;
     const key = String(name).toLowerCase();
     const entry = byName.get(key) ?? { name, values: [] };
-    entry.values.push(value);
+    entry.values.push(...[value].flat());
     byName.set(key, entry);
-  });
+  }
   for (const { name, values } of byName.values()) res.setHeader(name, values.length === 1 ? values[0] : values);
 }
