@@ -153,7 +153,7 @@ class ProvenanceMiddleware:
         outcome = exchange.admit(body, received_at(), self._principal(scope), self._audit is not None)
         # No sink, no coroutine to make for one.
         unkept = await self._audited(outcome) if self._audit is not None else None
-        rejected = exchange.rejected()
+        rejected = None if "forward" in outcome else exchange.rejected()
         if rejected is not None:
             return await respond(send, rejected)
         if unkept is not None:
@@ -205,9 +205,9 @@ class _Back:
         if kind == "http.response.start":
             self._start = message
             return await self._step(self._exchange.head(message["status"], message.get("headers", [])), True)
-        await self._step(self._exchange.piece(message.get("body", b"")), True)
-        if not message.get("more_body", False) and not self._over:
-            await self._step(self._exchange.end(), False)
+        if message.get("more_body", False):
+            return await self._step(self._exchange.piece(message.get("body", b"")), True)
+        await self._step(self._exchange.finish(message.get("body", b"")), False)
 
     async def _step(self, step: Tuple[Any, List[bytes], bool], more: bool) -> None:
         """Sends what a step of the exchange says: its head, its pieces as one body message

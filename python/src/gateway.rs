@@ -230,6 +230,26 @@ impl PyExchange {
         let step = self.exchange.end();
         self.step(py, step, &[])
     }
+
+    /// The last piece of the app's body, and its end, in one step: `piece`
+    /// then `end` (most answers come in one piece: one crossing for both).
+    fn finish<'py>(
+        &mut self,
+        py: Python<'py>,
+        body: &Bound<'py, PyBytes>,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let bytes = body.as_bytes();
+        let mut step = self.exchange.piece(bytes);
+        let mut pieces: Vec<Piece> = std::mem::take(&mut step.pieces);
+        if !step.over {
+            let end = self.exchange.end();
+            step.head = step.head.or(end.head);
+            step.over = end.over;
+            pieces.extend(end.pieces);
+        }
+        step.pieces = pieces;
+        self.step(py, step, bytes)
+    }
 }
 
 impl PyExchange {

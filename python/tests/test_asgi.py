@@ -312,10 +312,9 @@ class OnTheWayBack(unittest.IsolatedAsyncioTestCase):
         self.assertEqual(sent, [
             b"id: 0\ndata:\r\n\r\n: keep-alive\n\nevent: message\nid: 1\ndata: " + progress + b"\n\n",
             # Its fields kept in their order, its data on the lines it came on, echoed; the event
-            # goes on at the CR that ends it, the LF after it as it comes, then the end.
+            # goes on at the CR that ends it, the LF after it as it comes, with the end.
             b"event: message\nid: 2\nretry: 10\ndata: " + first + b"\ndata: ,\"result\"" + rest + b"\r\n\r",
             b"\n",
-            b"",
         ])
 
     async def test_an_event_stream_gives_the_same_events_wherever_its_pieces_are_cut(self) -> None:
