@@ -128,8 +128,10 @@ pub fn check_request(
 }
 
 /// `CheckResponse`: the result (`McpResponse.mcp_response`) with the
-/// envelope in `result._meta` cut to its `turnId` (AI-11); `Pass` when
-/// nothing else was there. A result the filter cannot read is refused.
+/// envelope in `result._meta` removed: the processor does not see the
+/// request the result answers, so a `turnId` there is the server's word,
+/// never echoed as the client's (AI-11, WIRE-7); `Pass` when there was none.
+/// A result the filter cannot read is refused.
 pub fn check_response(filter: &Filter, result: &[u8]) -> Decision {
     let mut body = Vec::with_capacity(32 + result.len());
     body.extend_from_slice(br#"{"jsonrpc":"2.0","id":0,"result":"#);

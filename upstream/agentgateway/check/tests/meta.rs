@@ -258,14 +258,13 @@ fn a_failing_sink_refuses() {
 }
 
 #[test]
-fn the_response_keeps_only_the_turn_id() {
+fn the_response_keeps_nothing_of_the_servers_envelope() {
+    // The processor does not see the request a result answers: a `turnId`
+    // in the result is the server's word, and goes with the rest (WIRE-7).
     let result = br#"{"content":[],"_meta":{"io.modelcontextprotocol/aiInvocation":{"turnId":"t-1","userIntent":{"text":"show me the salaries"}}}}"#;
     assert_eq!(
         check_response(&redacting(), result),
-        Decision::Mutated(
-            br#"{"content":[],"_meta":{"io.modelcontextprotocol/aiInvocation":{"turnId":"t-1"}}}"#
-                .to_vec()
-        )
+        Decision::Mutated(br#"{"content":[],"_meta":{}}"#.to_vec())
     );
     assert_eq!(
         check_response(&redacting(), br#"{"content":[]}"#),
