@@ -39,7 +39,7 @@ from typing import Any, Awaitable, Callable, Dict, List, Optional, Sequence, Tup
 from ._asgi_io import AsgiMessage, Gone, Receive, Scope, Send, forwarded, read_body, received_at, respond, route_path
 from ._asgi_witnessed import authenticated_user
 from ._native import Exchange, Gateway
-from .errors import ProvenanceTypeError
+from .errors import ProvenanceValueError
 from .types import Forward, MessageAccount, Outcome, Policy
 
 __all__ = ["AccountSink", "App", "ProvenanceMiddleware", "Receive", "Scope", "Send", "authenticated_user"]
@@ -114,8 +114,10 @@ class ProvenanceMiddleware:
                  principal: Callable[[Scope], Optional[str]] = authenticated_user,
                  max_body_bytes: int = MAX_BODY_BYTES, max_answer_bytes: int = MAX_ANSWER_BYTES,
                  max_sessions: int = MAX_SESSIONS) -> None:
-        if audit is not None and not callable(audit):
-            raise ProvenanceTypeError("audit must be a function taking each account and its line", "invalid-type")
+        # The two options that are functions, checked as every runtime checks them.
+        for name, function in (("audit", audit), ("principal", principal)):
+            if function is not None and not callable(function):
+                raise ProvenanceValueError(f"option `{name}` must be a function", "invalid-option")
         given = {"policy": policy, "liftLegacy": lift_legacy, "invocationKeys": invocation_keys, "uiKeys": ui_keys,
                  "maxBatch": max_batch, "maxDepth": max_depth, "echo": echo, "maxBodyBytes": max_body_bytes,
                  "maxAnswerBytes": max_answer_bytes, "maxSessions": max_sessions, "paths": paths}

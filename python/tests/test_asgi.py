@@ -250,7 +250,7 @@ class OnTheWayIn(unittest.IsolatedAsyncioTestCase):
                               ({"max_sessions": True}, "invalid-option"), ({"paths": "/mcp"}, "invalid-option"),
                               ({"paths": ["mcp"]}, "invalid-option"), ({"max_depth": 4}, "invalid-limit"),
                               # A path where a sink goes would refuse every request at run time: refused now.
-                              ({"audit": "audit.jsonl"}, "invalid-type")):
+                              ({"audit": "audit.jsonl"}, "invalid-option"), ({"principal": "sub"}, "invalid-option")):
             with self.subTest(options=options), self.assertRaises(ProvenanceError) as bad:
                 ProvenanceMiddleware(Recorder(), **options)
             self.assertEqual(bad.exception.code, code)

@@ -133,7 +133,11 @@ impl Exchange {
     ) -> Self {
         let asked = header(headers, "mcp-session-id").map(str::to_owned);
         let last_event = header(headers, "last-event-id").map(str::to_owned);
-        let session = shared.sessions().witnessed(asked.as_deref());
+        // A request not the middleware's is looked at no further.
+        let session = match start {
+            Start::Pass => None,
+            _ => shared.sessions().witnessed(asked.as_deref()),
+        };
         let content = if start == Start::Read {
             headers
                 .iter()
