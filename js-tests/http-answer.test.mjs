@@ -5,8 +5,10 @@
 // passed on that could not be read, and a session or principal recorded only
 // when the server established it (AI-10).
 import assert from "node:assert/strict";
-import { request } from "node:http";
+import { createServer, request } from "node:http";
 import { describe, test } from "node:test";
+
+import { provenanceMiddleware } from "../pkg/dist/http.mjs";
 
 import {
   EVENTS_TYPE, JSON_TYPE, KEY, STACKS, TOO_DEEP,
@@ -246,3 +248,44 @@ for (const [name, stack] of Object.entries(STACKS)) {
     });
   });
 }
+
+describe("the middleware in node:http, an answer's head", () => {
+  /** The headers a client gets from `answer(res)` on node:http, behind the middleware or not, but those of framing. */
+  async function headersOf(answer, behindIt) {
+    const provenance = provenanceMiddleware({});
+    const server = createServer((req, res) => (behindIt ? provenance(req, res, () => answer(res)) : answer(res)));
+    await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const got = await new Promise((resolve, reject) => {
+        request(`http://127.0.0.1:${server.address().port}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" } }, (res) => {
+          res.resume().on("end", () => resolve(res.rawHeaders));
+        }).on("error", reject).end('{"jsonrpc":"2.0","id":1,"method":"ping"}');
+      });
+      const framing = new Set(["date", "connection", "keep-alive", "content-length", "transfer-encoding"]);
+      return got.flatMap((item, at) => (at % 2 === 0 && !framing.has(item.toLowerCase()) ? [[item.toLowerCase(), got[at + 1]]] : []));
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  }
+
+  test("the headers given to writeHead are put with those set before as Node puts them", async () => {
+    const answers = [
+      (res) => {
+        res.setHeader("X-A", "1");
+        res.setHeader("x-b", ["1", "2"]);
+        res.writeHead(200, { "x-a": "2", "Content-Type": "application/json", "X-C": "3" }).end(result(1));
+      },
+      (res) => {
+        res.setHeader("x-a", "1");
+        res.setHeader("x-b", "1");
+        res.writeHead(200, ["X-A", "2", "x-a", "3", "content-type", "application/json"]).end(result(1));
+      },
+    ];
+    for (const answer of answers) {
+      const alone = await headersOf(answer, false);
+      assert.deepEqual(await headersOf(answer, true), alone);
+      assert.ok(alone.length >= 3);
+    }
+  });
+});

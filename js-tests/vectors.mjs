@@ -29,10 +29,11 @@ const own = ({ status, headers, body }, exchange) => ({ status, headers, body, r
 
 /**
  * One exchange of an `exchange` vector through `gateway`, as a middleware
- * runs it (tests/conformance.rs `exchange`): what the app was handed, and
- * what the client got.
+ * runs it (tests/conformance.rs `exchange`; the answer's last piece given
+ * with its end, when `finish`): what the app was handed, and what the
+ * client got.
  */
-function exchanged(gateway, given) {
+function exchanged(gateway, given, finish) {
   const exchange = gateway.begin(given.method ?? "POST", given.path ?? "/mcp", (given.headers ?? []).flat());
   const out = {};
   if (exchange.start === "read") {
@@ -62,8 +63,11 @@ function exchanged(gateway, given) {
     body.push(...pieces);
   } else {
     let over = apply(exchange.head(status, headers.flat()));
-    for (const piece of pieces) if (!over) over = apply(exchange.piece(piece));
-    if (!over) apply(exchange.end());
+    const last = finish && pieces.length > 0 ? pieces.length - 1 : -1;
+    pieces.forEach((piece, at) => {
+      if (!over) over = apply(at === last ? exchange.finish(piece) : exchange.piece(piece));
+    });
+    if (!over && last < 0) apply(exchange.end());
   }
   const bytes = new Uint8Array(body.reduce((size, piece) => size + piece.length, 0));
   body.reduce((at, piece) => (bytes.set(piece, at), at + piece.length), 0);
@@ -88,8 +92,12 @@ export function runVector(api, vector) {
       case "filter": return filtered(api.createFilter(options)(input, vector.context));
       case "filterEcho": return echoed(api.createFilter(options), input, vector.answer);
       case "exchange": {
-        const gateway = api.createGateway(options);
-        return input.map((given) => exchanged(gateway, given));
+        // Each way a middleware ends an answer, through a gateway of its own: they agree.
+        const [pieces, finished] = [false, true].map((finish) => {
+          const gateway = api.createGateway(options);
+          return input.map((given) => exchanged(gateway, given, finish));
+        });
+        return JSON.stringify(pieces) === JSON.stringify(finished) ? pieces : { "pieces then end": pieces, finish: finished };
       }
       default: throw new Error(`unknown op ${op} in vector ${vector.id}`);
     }

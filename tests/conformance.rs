@@ -202,17 +202,27 @@ fn run(vector: &Vector) -> Value {
                 .filter_map(|seen| seen.turn.as_deref());
             json!({"answer": filter.echo(answer.as_bytes(), turns)})
         })),
-        "exchange" => output(Gateway::from_value(options).map(|gateway| {
+        "exchange" => {
             let exchanges = input
                 .as_array()
                 .expect("an exchange vector's input is a list");
-            Value::Array(
-                exchanges
-                    .iter()
-                    .map(|given| exchange(&gateway, given))
-                    .collect(),
-            )
-        })),
+            // Each way a middleware ends an answer, through a gateway of its own: they agree.
+            let [pieces, finished] = [false, true].map(|finish| {
+                output(Gateway::from_value(options).map(|gateway| {
+                    Value::Array(
+                        exchanges
+                            .iter()
+                            .map(|given| exchange(&gateway, given, finish))
+                            .collect(),
+                    )
+                }))
+            });
+            if pieces == finished {
+                pieces
+            } else {
+                json!({"pieces then end": pieces, "finish": finished})
+            }
+        }
         "isValidMetaKey" => json!(is_valid_meta_key(
             input.as_str().expect("a key vector's input is a string")
         )),
@@ -239,8 +249,9 @@ fn pairs(value: &Value) -> Vec<(String, String)> {
 }
 
 /// One exchange of an `exchange` vector through `gateway`, as a middleware
-/// runs it: what the app was handed, and what the client got.
-fn exchange(gateway: &Gateway, given: &Value) -> Value {
+/// runs it (the answer's last piece given with its end, when `finish`):
+/// what the app was handed, and what the client got.
+fn exchange(gateway: &Gateway, given: &Value, finish: bool) -> Value {
     let method = given["method"].as_str().unwrap_or("POST");
     let path = given["path"].as_str().unwrap_or("/mcp");
     let mut exchange = gateway.begin(method, path, &pairs(&given["headers"]));
@@ -317,13 +328,24 @@ fn exchange(gateway: &Gateway, given: &Value) -> Value {
             &mut headers,
             &mut status,
         );
-        for piece in answer["pieces"].as_array().into_iter().flatten() {
-            let piece = piece.as_str().expect("a piece is text").as_bytes();
+        let pieces: Vec<&[u8]> = answer["pieces"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|piece| piece.as_str().expect("a piece is text").as_bytes())
+            .collect();
+        let last = pieces.len().checked_sub(1).filter(|_| finish);
+        for (at, piece) in pieces.into_iter().enumerate() {
             if !over {
-                over = apply(exchange.piece(piece), piece, &mut headers, &mut status);
+                let step = if Some(at) == last {
+                    exchange.finish(piece)
+                } else {
+                    exchange.piece(piece)
+                };
+                over = apply(step, piece, &mut headers, &mut status);
             }
         }
-        if !over {
+        if !over && last.is_none() {
             apply(exchange.end(), &[], &mut headers, &mut status);
         }
     }

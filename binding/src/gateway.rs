@@ -249,6 +249,12 @@ impl Exchange {
         body(len, |bytes| stepped(&self.exchange.piece(bytes)))
     }
 
+    /// The last piece of the app's answer, the `len` bytes in the body's
+    /// room, and its end: one crossing for both.
+    pub fn finish(&mut self, len: usize) -> JsValue {
+        body(len, |bytes| stepped(&self.exchange.finish(bytes)))
+    }
+
     /// The app's answer has ended.
     pub fn end(&mut self) -> JsValue {
         stepped(&self.exchange.end())

@@ -190,7 +190,7 @@ export interface Step {
 
 /**
  * One request's exchange through a {@link Gateway}: the middleware gives it the request's body
- * (`admit`), then the app's answer (`head`, each `piece`, `end`), and sends what each step says.
+ * (`admit`), then the app's answer (`head`, each `piece`, `end`, or the last piece with its end: `finish`), and sends what each step says.
  * Every decision is the core's: which requests are the middleware's, the witnessed session, how
  * the answer is read (WIRE-8) and echoed (WIRE-7), and the words of the middleware's own answers.
  */
@@ -222,6 +222,8 @@ export interface GatewayExchange {
   head(status: number, headers: readonly string[]): Step;
   /** A piece of the app's answer (text as UTF-8). */
   piece(piece: Body): Step;
+  /** The last piece of the app's answer and its end, in one step: what `piece(piece)` then `end()` give, together. */
+  finish(piece: Body): Step;
   /** The app's answer has ended. */
   end(): Step;
 }

@@ -268,10 +268,16 @@ class Exchange {
   head(status, headers) { return stepOf(this.#call((inner) => inner.head(status, flat(headers))), NOTHING); }
 
   /** A piece of the app's answer (bytes, or text as UTF-8), written into the module's room: one crossing. */
-  piece(piece) {
+  piece(piece) { return this.#given(piece, (inner, length) => inner.piece(length)); }
+
+  /** The last piece of the app's answer and its end: `piece` then `end`, in one crossing. */
+  finish(piece) { return this.#given(piece, (inner, length) => inner.finish(length)); }
+
+  /** `step(exchange, length)` once `piece` (bytes, or text as UTF-8) is in the module's room; its step, its ranges made bytes. */
+  #given(piece, step) {
     if (typeof piece !== "string" && !(piece instanceof Uint8Array)) throw notABody();
     const bytes = typeof piece === "string" ? encoder.encode(piece) : piece;
-    return stepOf(this.#call((inner, glue) => inner.piece(write(glue, bytes))), bytes);
+    return stepOf(this.#call((inner, glue) => step(inner, write(glue, bytes))), bytes);
   }
 
   /** The app's answer has ended. */

@@ -239,15 +239,7 @@ impl PyExchange {
         body: &Bound<'py, PyBytes>,
     ) -> PyResult<Bound<'py, PyTuple>> {
         let bytes = body.as_bytes();
-        let mut step = self.exchange.piece(bytes);
-        let mut pieces: Vec<Piece> = std::mem::take(&mut step.pieces);
-        if !step.over {
-            let end = self.exchange.end();
-            step.head = step.head.or(end.head);
-            step.over = end.over;
-            pieces.extend(end.pieces);
-        }
-        step.pieces = pieces;
+        let step = self.exchange.finish(bytes);
         self.step(py, step, bytes)
     }
 }

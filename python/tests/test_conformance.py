@@ -47,14 +47,20 @@ def echoed(vector: Dict[str, Any]) -> Dict[str, Any]:
 Pairs = List[Tuple[bytes, bytes]]
 
 
-def exchanged(vector: Dict[str, Any]) -> List[Dict[str, Any]]:
-    """Each exchange of the vector through one gateway, as the ASGI middleware drives it."""
-    gateway = Gateway(vector.get("options"))
-    return [exchange(gateway, given) for given in vector["input"]]
+def exchanged(vector: Dict[str, Any]) -> Any:
+    """Each exchange of the vector through one gateway, as the ASGI middleware drives it, each
+    way it ends an answer (through a gateway of its own): they agree."""
+    def through(finish: bool) -> List[Dict[str, Any]]:
+        gateway = Gateway(vector.get("options"))
+        return [exchange(gateway, given, finish) for given in vector["input"]]
+
+    pieces, finished = through(False), through(True)
+    return pieces if pieces == finished else {"pieces then end": pieces, "finish": finished}
 
 
-def exchange(gateway: Gateway, given: Dict[str, Any]) -> Dict[str, Any]:
-    """One exchange: what the app was handed, and what the client got."""
+def exchange(gateway: Gateway, given: Dict[str, Any], finish: bool) -> Dict[str, Any]:
+    """One exchange: what the app was handed, and what the client got (the answer's last piece
+    given with its end, when ``finish``)."""
     def pairs(value: Any) -> Pairs:
         return [(name.encode("latin-1"), text.encode("latin-1")) for name, text in value or []]
 
@@ -85,10 +91,12 @@ def exchange(gateway: Gateway, given: Dict[str, Any]) -> Dict[str, Any]:
         body = "".join(answer.get("pieces", [])).encode()
     else:
         steps = [ex.head(status, headers)]
-        for piece in answer.get("pieces", []):
+        given_pieces = answer.get("pieces", [])
+        last = len(given_pieces) - 1 if finish and given_pieces else -1
+        for at, piece in enumerate(given_pieces):
             if not steps[-1][2]:
-                steps.append(ex.piece(piece.encode()))
-        if not steps[-1][2]:
+                steps.append(ex.finish(piece.encode()) if at == last else ex.piece(piece.encode()))
+        if not steps[-1][2] and last < 0:
             steps.append(ex.end())
         for head, pieces, _ in steps:
             if head is not None:

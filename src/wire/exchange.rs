@@ -7,7 +7,8 @@
 //!
 //! A middleware hands it the app's status and headers ([`Exchange::head`]),
 //! each piece of the app's body ([`Exchange::piece`]) and the body's end
-//! ([`Exchange::end`]); each returns a [`Step`]: the head to send (when it
+//! ([`Exchange::end`]), or its last piece with its end
+//! ([`Exchange::finish`]); each returns a [`Step`]: the head to send (when it
 //! is known), the pieces to send, and whether the answer is over (what the
 //! app still sends is dropped). Linear: each byte of an answer is looked at
 //! once, and a piece held is copied once.
@@ -404,6 +405,28 @@ impl Exchange {
             Mode::Events => self.events(bytes),
             Mode::Join(joining) => self.join(joining, bytes),
         }
+    }
+
+    /// The last piece of the app's answer and its end, in one step: what
+    /// [`piece`](Self::piece) then [`end`](Self::end) give, together (most
+    /// answers come in one piece: one call, and an answer held from its
+    /// first byte to its last is not copied to be held).
+    pub fn finish(&mut self, bytes: &[u8]) -> Step {
+        if matches!(self.mode, Mode::Hold) && self.held.is_empty() {
+            if bytes.len() > self.shared.options.max_answer_bytes as usize {
+                return self.instead(Own::AnswerTooLarge);
+            }
+            self.mode = Mode::Over;
+            return self.settle(bytes);
+        }
+        let mut step = self.piece(bytes);
+        if !step.over {
+            let end = self.end();
+            step.head = step.head.or(end.head);
+            step.over = end.over;
+            step.pieces.extend(end.pieces);
+        }
+        step
     }
 
     /// The app's answer has ended.

@@ -242,9 +242,13 @@ function watch(res, core) {
     if (state === "pass") return original.end.call(this, chunk, encoding, callback);
     if (typeof chunk === "function") [chunk, encoding, callback] = [undefined, undefined, chunk];
     else if (typeof encoding === "function") [encoding, callback] = [undefined, encoding];
-    if (state !== "over" && chunk !== undefined && chunk !== null) send(core.piece(bytesOf(chunk, encoding)));
-    if (state !== "over") send(core.end(), callback);
-    else if (callback) process.nextTick(callback);
+    if (state === "over") {
+      if (callback) process.nextTick(callback);
+    } else if (chunk === undefined || chunk === null) {
+      send(core.end(), callback);
+    } else {
+      send(core.finish(bytesOf(chunk, encoding)), callback);
+    }
     return this;
   };
 
@@ -259,19 +263,14 @@ function watch(res, core) {
 const bytesOf = (chunk, encoding) => (typeof chunk === "string" ? Buffer.from(chunk, encoding ?? "utf8") : chunk);
 
 /**
- * Puts the headers given to `writeHead` (an object, its undefined values
- * skipped, or a raw `[name, value, ...]` list) with those set before, each
- * name's values together, as Node does when both are given.
+ * Puts the headers given to `writeHead` with those set before, as Node's own
+ * `writeHead` does: each given (an object's, but its undefined values; a raw
+ * `[name, value, ...]` list's) set in place of that name's.
  */
 function absorb(res, headers) {
-  const pairs = Array.isArray(headers) ? headers.flatMap((name, at) => (at % 2 === 0 ? [[name, headers[at + 1]]] : [])) : Object.entries(headers);
-  const byName = new Map();
-  for (const [name, value] of pairs) {
-    if (value === undefined) continue;
-    const key = String(name).toLowerCase();
-    const entry = byName.get(key) ?? { name, values: [] };
-    entry.values.push(...[value].flat());
-    byName.set(key, entry);
+  if (Array.isArray(headers)) {
+    for (let at = 0; at < headers.length; at += 2) if (headers[at]) res.setHeader(headers[at], headers[at + 1]);
+  } else {
+    for (const name of Object.keys(headers)) if (name && headers[name] !== undefined) res.setHeader(name, headers[name]);
   }
-  for (const { name, values } of byName.values()) res.setHeader(name, values.length === 1 ? values[0] : values);
 }
