@@ -10,7 +10,7 @@ use pyo3::types::{PyBytes, PyDict, PyString};
 
 use super::{options, raise, write};
 use mcp_provenance::error::Error;
-use mcp_provenance::wire::{Filter, FilterContext, Outcome, Verdict};
+use mcp_provenance::wire::{Filter, FilterContext, Outcome, Seen, Verdict};
 
 /// The wire filter: a gateway's request bodies in, what to forward or
 /// answer out, every decision the core's. What no rule changed goes on byte
@@ -172,8 +172,23 @@ pub(super) fn outcome<'py>(
         .map(|seen| seen.turn.as_deref())
         .collect();
     out.set_item("turns", turns)?;
-    out.set_item("messages", write::serialized(py, &outcome.messages)?)?;
+    out.set_item("messages", accounts(py, &outcome.messages)?)?;
     Ok(out)
+}
+
+/// Each message's account as Python holds it, read from the JSON the core
+/// writes directly (`Seen::json`, equal to what serde writes of it, at a
+/// fraction of the cost).
+fn accounts<'py>(py: Python<'py>, messages: &[Seen]) -> PyResult<Bound<'py, PyAny>> {
+    let mut text = String::from("[");
+    for (at, seen) in messages.iter().enumerate() {
+        if at > 0 {
+            text.push(',');
+        }
+        text.push_str(&seen.json());
+    }
+    text.push(']');
+    write::json(py, &text)
 }
 
 /// The fewest bytes the core reads without the GIL: a millisecond's work or

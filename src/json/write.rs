@@ -75,13 +75,22 @@ pub fn one_line(json: &str) -> Cow<'_, str> {
         return Cow::Borrowed(json);
     }
     let mut out = String::with_capacity(json.len() + 16);
-    for c in json.chars() {
+    let mut rest = json;
+    // Runs of printable ASCII go on whole; a run ends before any other byte.
+    while let Some(at) = rest.bytes().position(|byte| !(0x20..0x7F).contains(&byte)) {
+        let (run, other) = rest.split_at_checked(at).unwrap_or((rest, ""));
+        out.push_str(run);
+        let Some(c) = other.chars().next() else {
+            break;
+        };
         match c {
             '\t' | '\n' | '\r' => {}
             c if is_inert(c) => out.push(c),
             c => write_escape(&mut out, c),
         }
+        rest = other.get(c.len_utf8()..).unwrap_or_default();
     }
+    out.push_str(rest);
     Cow::Owned(out)
 }
 
@@ -146,8 +155,8 @@ mod tests {
 
     #[test]
     fn json_text_is_put_on_one_line_as_the_same_json() {
-        let json = "{\"a\" :\r\n\t[1,\n \"\u{2028}\u{85}x\\n\"]}";
-        assert_eq!(one_line(json), r#"{"a" :[1, "\u2028\u0085x\n"]}"#);
+        let json = "{\"a\" :\r\n\t[1,\n \"\u{2028}\u{85}x\\n\u{7f}é😀\"]}";
+        assert_eq!(one_line(json), r#"{"a" :[1, "\u2028\u0085x\n\u007fé😀"]}"#);
         let parsed = |text: &str| serde_json::from_str::<Value>(text).ok();
         assert_eq!(parsed(&one_line(json)), parsed(json));
         for plain in [r#"{"a": "é"}"#, "[]"] {
