@@ -137,13 +137,6 @@ build: setup-wasm setup-wasm-bindgen node_modules
 	node tools/build-browser.mjs
 	node tools/build-extension.mjs
 
-# The reference chapter as a page of the MCP specification's docs, made from
-# docs/reference.md (upstream/spec/README.md); js-tests/docs.test.mjs fails
-# while the page is stale.
-.PHONY: chapter
-chapter:
-	node tools/chapter.mjs
-
 # The npm tarball, to install before the package is on npm:
 #   npm install <clone>/target/npm/mcp-provenance-<version>.tgz
 pack: build
