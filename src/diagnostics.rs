@@ -261,6 +261,9 @@ string_enum! {
         /// A body sent with a `Content-Encoding` (a refusal of the wire
         /// filter, WIRE-2).
         UnsupportedEncoding => "unsupported-encoding",
+        /// A message carries `initiator` under two `ui` keys, with values
+        /// that differ: neither is recorded (diagnostic, UI-4).
+        ConflictingInitiator => "conflicting-initiator",
     }
 }
 

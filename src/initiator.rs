@@ -250,6 +250,30 @@ pub(crate) fn check(request: &MessageView, keys: &KeyOptions, out: &mut Vec<Diag
     }
 }
 
+/// When a message carries `initiator` under more than one of the `ui` keys
+/// read (`entries`: each key's view, in the order read) and they disagree,
+/// the diagnostic that says so, at the first that differs from the first:
+/// one of them is not the Host's (UI-3), and what the record keeps is
+/// unknown (UI-4). A View under a Host that stamps a vendor key may put any
+/// value under the standard key, which the Host leaves as it came (UI-5).
+pub(crate) fn disagreement<'a>(
+    entries: impl Iterator<Item = (&'a MessageView<'a>, &'a KeyOptions)>,
+) -> Option<Diagnostic> {
+    let value = |slot: Slot<'a>| match slot {
+        Slot::String(text) => Some(text.text),
+        _ => None,
+    };
+    let mut held = entries.map(|(view, keys)| (view.get(Place::Initiator), keys));
+    let (first, _) = held.find(|(slot, _)| slot.is_present())?;
+    let (_, keys) = held.find(|(slot, _)| slot.is_present() && value(*slot) != value(first))?;
+    Some(Diagnostic::breach(
+        Code::ConflictingInitiator,
+        Rule::Ui4,
+        Path::place(Place::Ui, keys).join("initiator").render(),
+        "initiator differs from the one under another ui key: one of them is not the Host's, so none is recorded",
+    ))
+}
+
 /// The initiator an audit record keeps (UI-6): a string value, neutralized
 /// and at most 64 bytes when it is not a known one; `None` when absent (UI-4).
 pub(crate) fn attested(request: &MessageView) -> Option<String> {

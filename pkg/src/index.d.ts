@@ -41,7 +41,7 @@ export type DiagnosticCode =
   | "control-character" | "over-limit" | "echo-leak" | "turn-id-mismatch" | "unknown-initiator"
   | "invalid-key" | "reserved-key" | "conflicting-keys" | "invalid-option" | "unknown-option"
   | "too-many-diagnostics" | "lone-surrogate" | "invisible-character" | "invalid-request"
-  | "invalid-correlation" | "invalid-traceparent" | "correlation-conflict";
+  | "invalid-correlation" | "invalid-traceparent" | "correlation-conflict" | "conflicting-initiator";
 
 /** The stable code of a thrown error. */
 export type ErrorCode =

@@ -421,7 +421,8 @@ impl Filter {
                 .edits(&plan.edits, &pair.keys)
                 .map_err(|_| Code::InternalError)?;
         }
-        // The record reads the first envelope found and the first ui entry found.
+        // The record reads the first envelope found, and the initiator of the
+        // first ui entry that holds one, unless another disagrees (UI-4).
         let first = |present: &dyn Fn(&MessageView) -> bool| {
             pairs
                 .clone()
@@ -429,7 +430,14 @@ impl Filter {
                 .map(|(pair, _)| pair)
         };
         let invocation = first(&|view| view.envelope.value.is_present()).unwrap_or(primary);
-        let ui = first(&|view| view.get(Place::Ui).is_present()).unwrap_or(primary);
+        let ui = first(&|view| view.get(Place::Initiator).is_present()).unwrap_or(primary);
+        let entries = pairs
+            .clone()
+            .filter(|(pair, _)| pair.keys.invocation_key.is_none())
+            .map(|(pair, view)| (view, &pair.keys));
+        let disagreement = initiator::disagreement(entries);
+        let unknown = disagreement.is_some();
+        diagnostics.extend(disagreement);
         let report = Report::from(diagnostics);
         looked.seen.valid = report.valid;
         if pass.wants != Wants::Everything {
@@ -458,7 +466,11 @@ impl Filter {
             };
             audit::record_with(&view, &context, report.diagnostics)
         };
-        looked.seen.record = Some(record.map_err(|error| error.code())?);
+        let mut record = record.map_err(|error| error.code())?;
+        if unknown {
+            record.host_attested.initiator = None;
+        }
+        looked.seen.record = Some(record);
         Ok(patch.text())
     }
 
