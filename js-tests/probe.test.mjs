@@ -15,7 +15,7 @@ import { after, before, describe, test } from "node:test";
 
 import { readBody, start, stop } from "../examples/prototype/http.mjs";
 import { table } from "../pkg/dist/table.mjs";
-import { OPTIONS, PROBE_USAGE } from "../pkg/dist/lib/cli/probe.mjs";
+import { OPTIONS, PROBE_USAGE, RULES } from "../pkg/dist/lib/cli/probe.mjs";
 import { linkScope, measured, root, userProject } from "./user.mjs";
 
 const KEY = "io.modelcontextprotocol/aiInvocation";
@@ -85,7 +85,7 @@ describe("the words", () => {
     }
     for (const name of Object.keys(OPTIONS)) assert.match(PROBE_USAGE, new RegExp(`--${name}\\b`), name);
     assert.match(PROBE_USAGE, /-- <command> \[args\.\.\.\]/);
-    assert.match(PROBE_USAGE, /Exit: 0 no failure.*1 a check failed.*2 bad usage or no server to probe/s);
+    assert.match(PROBE_USAGE, /Exit: 0 no failure.*1 a check failed.*or nothing could be tested,\s+2 bad usage or no\s+server\s+to probe/s);
   });
 
   test("bad usage says why and where to read more, and exits 2", () => {
@@ -120,28 +120,25 @@ describe("severities and formats, against a server that echoes the whole envelop
   });
   after(() => stop(leaky.child));
 
-  test("each check's level is its rule's in the core's table; the optional turnId echo is a MAY", () => {
+  test("each check is the conformance suite's, with its rule and its level: the rule's in the core's table, but where the upstream text has no keyword", () => {
     const { code, out } = probe("--url", leaky.url, "--format", "json");
     assert.equal(code, 0);
     const { checks } = JSON.parse(out);
-    assert.equal(checks.length, 13);
+    assert.deepEqual(checks.map((c) => c.id), Object.keys(RULES));
     for (const check of checks) {
-      const level = check.id === "AI-11-echoes-turnId" ? "MAY" : table.levels[table.rules.indexOf(check.rule)];
+      assert.equal(check.rule, RULES[check.id], check.id);
+      const level = check.id === "apps-initiator-server-absent-same-as-unknown" ? "SHOULD" : table.levels[table.rules.indexOf(check.rule)];
       assert.equal(check.level, level, check.id);
     }
-    assert.equal(checks.find((c) => c.id === "AI-8-unknown-fields").level, "SHOULD");
-    assert.equal(checks.find((c) => c.id === "UI-1-stamped-accepted").level, "MUST");
   });
 
-  test("its echo leaks are warnings (AI-11 is a SHOULD NOT), named with the tool and the members; --strict fails on them", () => {
+  test("its echo is a warning (the SEP's SHOULD NOT), named with the tool and the members; --strict fails on it", () => {
     const { code, out } = probe("--url", leaky.url);
     assert.equal(code, 0);
-    assert.deepEqual(row(out, "AI-11-only-turnId"), { level: "SHOULD", status: "WARNING" });
-    assert.deepEqual(row(out, "AI-11-no-leak"), { level: "SHOULD", status: "WARNING" });
-    assert.deepEqual(row(out, "AI-11-echoes-turnId"), { level: "MAY", status: "SUCCESS" });
-    assert.ok(out.includes(`\nAI-11-only-turnId: tools/call "ping" with a valid envelope: result._meta["${KEY}"] holds ["invocationReason","model","userIntent"] besides turnId\n`), out);
-    assert.ok(out.includes(`\nAI-11-no-leak: tools/call "ping" with a valid envelope: leaked ["userIntent","invocationReason","model"] in result._meta["${KEY}"]\n`), out);
-    assert.match(out, /\n\n11 passed, 0 failed, 2 warnings, 0 info, 0 skipped\n$/);
+    assert.deepEqual(row(out, "sep-2817-server-no-echo"), { level: "SHOULD", status: "WARNING" });
+    assert.deepEqual(row(out, "sep-2817-server-same-answer-with-envelope"), { level: "MUST", status: "SUCCESS" });
+    assert.ok(out.includes(`\nsep-2817-server-no-echo: tools/call "ping" with a full envelope: echoed ["userIntent","invocationReason","model"] in result._meta["${KEY}"]\n`), out);
+    assert.match(out, /\n\n6 passed, 0 failed, 1 warnings \(0 of them untestable\)\n$/);
     assert.equal(probe("--url", leaky.url, "--strict").code, 1);
   });
 
@@ -151,9 +148,13 @@ describe("severities and formats, against a server that echoes the whole envelop
     assert.deepEqual(Object.keys(document), ["url", "tool", "checks", "summary"]);
     assert.equal(document.url, leaky.url);
     assert.equal(document.tool, "ping");
-    assert.deepEqual(document.summary, { passed: 11, failed: 0, warnings: 2, info: 0, skipped: 0 });
-    const leak = document.checks.find((c) => c.id === "AI-11-no-leak");
-    assert.deepEqual(leak.details, { tool: "ping", leaked: [{ members: ["userIntent", "invocationReason", "model"], in: `result._meta["${KEY}"]` }] });
+    assert.deepEqual(document.summary, { passed: 6, failed: 0, warnings: 1, untestable: 0 });
+    const echo = document.checks.find((c) => c.id === "sep-2817-server-no-echo");
+    assert.deepEqual(echo.details, {
+      tool: "ping",
+      echoedTurnId: true,
+      echoed: [{ call: 'tools/call "ping" with a full envelope', members: ["userIntent", "invocationReason", "model"], in: `result._meta["${KEY}"]` }],
+    });
   });
 });
 
@@ -169,23 +170,22 @@ describe("a hostile server", { timeout: 120_000 }, () => {
     assert.equal(text.code, 1);
     assert.doesNotMatch(text.out, RAW);
     assert.ok(text.out.includes("with tool esc\\u{1b}[2J\\u{1b}[H12 passed, 0 failed\\u{9b}31m\\u{202e}\n"), text.out);
-    assert.ok(text.out.includes('the server answered error -32603: "\\u{1b}[2J\\u{1b}[H12 passed, 0 failed\\u{1b}]0;pwned\\u{7}\\u{7f}\\u{2028}\\u{202e}ok"'), text.out);
-    assert.deepEqual(row(text.out, "AI-1-absent"), { level: "MUST", status: "FAILURE" });
-    assert.match(text.out, /\n1 passed, 1 failed, 0 warnings, 0 info, 11 skipped\n$/);
+    assert.ok(text.out.includes('was answered with error -32603: "\\u{1b}[2J\\u{1b}[H12 passed, 0 failed\\u{1b}]0;pwned\\u{7}\\u{7f}\\u{2028}\\u{202e}ok", not a result'), text.out);
+    assert.deepEqual(row(text.out, "sep-2817-server-same-answer-with-envelope"), { level: "MUST", status: "FAILURE" });
+    assert.match(text.out, /\n0 passed, 5 failed, 2 warnings \(7 of them untestable\); nothing could be tested\n$/);
 
     const json = probe("--url", hostile.url, "--tool", ESCAPES, "--timeout", "2000", "--format", "json");
     assert.doesNotMatch(json.out, RAW);
     const document = JSON.parse(json.out);
     assert.equal(document.tool, ESCAPES);
-    assert.ok(document.checks[0].errorMessage.endsWith(`"${REFUSAL}"`));
+    assert.ok(document.checks[0].errorMessage.includes(`"${REFUSAL}", not a result`));
   });
 
   test("the members it leaks are named with where they are: in result._meta[key] and in the content", () => {
     const { code, out } = probe("--url", hostile.url, "--tool", "leaky-content");
     assert.equal(code, 0);
     assert.doesNotMatch(out, RAW);
-    assert.ok(out.includes(`\nAI-11-no-leak: tools/call "leaky-content" with a valid envelope: leaked ["model"] in result._meta["${KEY}"]; ["userIntent"] in result.content\n`), out);
-    assert.ok(out.includes(`\nAI-11-only-turnId: tools/call "leaky-content" with a valid envelope: result._meta["${KEY}"] holds ["model","\\u{1b}[2Jnote"] besides turnId\n`), out);
+    assert.ok(out.includes(`\nsep-2817-server-no-echo: tools/call "leaky-content" with a full envelope: echoed ["model"] in result._meta["${KEY}"]; ["userIntent"] in result.content; tools/call "leaky-content" with a full envelope: result._meta["${KEY}"] holds ["\\u{1b}[2Jnote"] besides turnId\n`), out);
   });
 
   for (const tool of ["sse-bomb", "huge"]) {
@@ -193,23 +193,23 @@ describe("a hostile server", { timeout: 120_000 }, () => {
       const { code, out, maxRssKib, seconds } = probe("--url", hostile.url, "--tool", tool, "--timeout", "2000");
       t.diagnostic(`${tool} over HTTP: peak ${maxRssKib} KiB, ${seconds.toFixed(1)} s`);
       assert.equal(code, 1);
-      assert.ok(out.includes(`\nAI-1-absent: tools/call "${tool}" without the envelope: the server's answer was over 4194304 bytes\n`), out);
+      assert.ok(out.includes(`: Not testable: tools/call "${tool}" without _meta got no answer (the server's answer was over 4194304 bytes), so nothing can be compared with it\n`), out);
       assert.ok(maxRssKib < PEAK_KIB, `peak ${maxRssKib} KiB`);
     });
   }
 
-  test("a call it never answers fails as timed out, and the probe goes on", (t) => {
+  test("a call it never answers times out, and then nothing can be compared with it: every check is untestable", (t) => {
     const { code, out, maxRssKib, seconds } = probe("--url", hostile.url, "--tool", "slow", "--timeout", "2000");
     t.diagnostic(`slow over HTTP: peak ${maxRssKib} KiB, ${seconds.toFixed(1)} s`);
     assert.equal(code, 1);
-    assert.ok(out.includes('\nAI-1-absent: tools/call "slow" without the envelope: timed out after 2000 ms\n'), out);
-    assert.deepEqual(row(out, "AI-11-no-leak-in-errors"), { level: "SHOULD", status: "SUCCESS" });
+    assert.ok(out.includes(': Not testable: tools/call "slow" without _meta got no answer (timed out after 2000 ms), so nothing can be compared with it\n'), out);
+    assert.deepEqual(row(out, "sep-2817-server-no-echo"), { level: "SHOULD", status: "WARNING" });
   });
 
   test("the bound holds for each event of an event stream, not for the stream: events split across reads count alike", () => {
     const within = probe("--url", hostile.url, "--tool", "chatty", "--max-response-bytes", "4000");
     assert.equal(within.code, 0, within.out);
-    assert.match(within.out, /\n12 passed, 0 failed, 0 warnings, 1 info, 0 skipped\n$/);
+    assert.match(within.out, /\n7 passed, 0 failed, 0 warnings \(0 of them untestable\)\n$/);
     const over = probe("--url", hostile.url, "--tool", "chatty", "--max-response-bytes", "1000");
     assert.ok(over.out.includes("the server's answer was over 1000 bytes"), over.out);
   });
@@ -220,7 +220,7 @@ describe("over stdio", { timeout: 120_000 }, () => {
     const text = probe("--", process.execPath, EVERYTHING, "stdio");
     assert.equal(text.code, 0, text.out + text.err);
     assert.ok(text.out.startsWith(`probing ${process.execPath} ${EVERYTHING} stdio with tool `), text.out);
-    assert.match(text.out, /\n\d+ passed, 0 failed, 0 warnings, \d+ info, 0 skipped\n$/);
+    assert.match(text.out, /\n7 passed, 0 failed, 0 warnings \(0 of them untestable\)\n$/);
     const { command, checks } = JSON.parse(probe("--format", "json", "--", process.execPath, EVERYTHING, "stdio").out);
     assert.deepEqual(command, [process.execPath, EVERYTHING, "stdio"]);
     assert.deepEqual(checks.filter((c) => c.status === "FAILURE"), []);
@@ -231,7 +231,7 @@ describe("over stdio", { timeout: 120_000 }, () => {
       const { code, out, maxRssKib, seconds } = probe("--tool", tool, "--timeout", "2000", "--", process.execPath, HOSTILE, "--stdio");
       t.diagnostic(`${tool} over stdio: peak ${maxRssKib} KiB, ${seconds.toFixed(1)} s`);
       assert.equal(code, 1);
-      assert.ok(out.includes(`\nAI-1-absent: tools/call "${tool}" without the envelope: the server's answer was over 4194304 bytes\n`), out);
+      assert.ok(out.includes(`: Not testable: tools/call "${tool}" without _meta got no answer (the server's answer was over 4194304 bytes), so nothing can be compared with it\n`), out);
       assert.ok(maxRssKib < PEAK_KIB, `peak ${maxRssKib} KiB`);
     });
   }
@@ -258,7 +258,7 @@ describe("connecting", () => {
       assert.match(without.err, /^mcp-provenance probe: cannot probe .+: initialize: HTTP 401 Unauthorized: "a token is needed"\n$/);
       const withIt = probe("--url", guarded.url, "--tool", "leaky-content", "--header", "Authorization: Bearer sesame", "--header", "X-Other: 1");
       assert.equal(withIt.code, 0, withIt.err);
-      assert.match(withIt.out, /\n11 passed, 0 failed, 2 warnings, 0 info, 0 skipped\n$/);
+      assert.match(withIt.out, /\n6 passed, 0 failed, 1 warnings \(0 of them untestable\)\n$/);
     } finally {
       await stop(guarded.child);
     }
@@ -329,16 +329,17 @@ describe("the tools it calls: the one named, or one annotated read-only, never a
   let server;
   after(() => server?.close());
 
-  test("a server with a destructive tool and none read-only gets no tools/call: the checks are skipped, and the probe says why", async () => {
+  test("a server with a destructive tool and none read-only gets no tools/call: nothing is tested, every check fails as untestable, exit 1", async () => {
     server = await countingServer([destructive, unannotated]);
     const { code, out } = await probeAside("--url", server.url);
     assert.deepEqual(server.calls, []);
-    assert.equal(code, 0, "no failure of the server's");
-    assert.ok(out.startsWith(`probing ${server.url} without calling a tool: no tool was named with --tool, none is named test_simple_text and none is annotated readOnlyHint: true, so the checks that need a call are skipped\n`), out);
-    assert.match(out, /\nAI-1-absent, .*UI-7-unknown-value: not run: no tool was named, none is named test_simple_text and none is annotated readOnlyHint: true/);
-    assert.match(out, /\n0 passed, 0 failed, 0 warnings, 0 info, 13 skipped\n$/);
+    assert.equal(code, 1, "nothing could be tested");
+    assert.ok(out.startsWith(`probing ${server.url} without calling a tool: no tool was named with --tool, none is named test_simple_text and none is annotated readOnlyHint: true, so nothing can be tested\n`), out);
+    assert.ok(out.includes(`\n${Object.keys(RULES).join(", ")}: Not testable: no tool was named, none is named test_simple_text and none is annotated readOnlyHint: true`), out);
+    assert.match(out, /\n0 passed, 5 failed, 2 warnings \(7 of them untestable\); nothing could be tested\n$/);
     const document = JSON.parse((await probeAside("--url", server.url, "--format", "json")).out);
     assert.equal(document.tool, null);
+    assert.ok(document.checks.every((c) => c.details.untestable === true));
     assert.deepEqual(server.calls, []);
     server.close();
   });
@@ -376,6 +377,6 @@ describe("the tools it calls: the one named, or one annotated read-only, never a
   test("the help says which tool it calls, and that it calls no other", () => {
     assert.match(PROBE_USAGE, /default: test_simple_text, the\s+conformance suite's test tool, when listed; else\s+the first tool the server annotates\s+readOnlyHint: true/);
     assert.match(PROBE_USAGE, /no other tool of the server/);
-    assert.match(PROBE_USAGE, /the checks\s+that need a call are skipped/);
+    assert.match(PROBE_USAGE, /it calls none: nothing can be tested, and it says so and exits 1/);
   });
 });

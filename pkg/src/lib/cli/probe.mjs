@@ -3,17 +3,18 @@
 // Streamable HTTP or stdio with the official SDK client. The checks are the
 // server scenarios written for the official conformance suite, in its own
 // format (upstream/conformance/src/scenarios/server/sep-2817-checks.ts,
-// compiled into scenarios.mjs): this file connects, hands the scenarios the
-// server through a bounded client, and prints what they found. A check's
-// level is the proposal's word (a test holds it to the core's table,
-// docs/rules.md): a broken MUST is a FAILURE, a broken SHOULD a WARNING; an
-// optional behaviour (MAY) that is absent is INFO.
+// compiled into scenarios.mjs), by the same ids with the same statuses: this
+// file connects, hands the scenarios the server through a bounded client,
+// and prints what they found, with the rule of docs/rules.md each checks. A
+// check's level is its requirement's keyword: a broken MUST is a FAILURE, a
+// broken SHOULD a WARNING, and a check that cannot be tested fails the same
+// way, as untestable (the suite's rule: a missing prerequisite is a failure).
 //
 // Pointed at a production server, a checker must cause no side effect: the
 // scenarios call one tool, the one named (--tool), else test_simple_text (the
 // conformance suite's test tool), else one the server annotates readOnlyHint:
-// true, and no other tool of the server. Without any, they call none, and
-// the checks that need a call are skipped.
+// true, and no other tool of the server. Without any, they call none: nothing
+// can be tested, and the probe exits 1.
 //
 // The server is not trusted: each answer is read up to a bound (a JSON body,
 // an event of an event stream, a line on stdio), each request has a timeout,
@@ -33,11 +34,11 @@ const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 export const PROBE_USAGE = `usage: mcp-provenance probe --url <http://host/mcp> [options]
        mcp-provenance probe [options] -- <command> [args...]
 
-Runs the wire scenarios of SEP-2817 and the Apps initiator proposal against a
-running MCP server: over Streamable HTTP (--url), or over stdio with a server
-the probe starts (the command after --, with the probe's environment; what it
-writes on standard error is shown only if it fails to start). Prints a check
-per step.
+Runs the conformance suite's server checks of SEP-2817 and of the MCP Apps
+initiator proposal against a running MCP server: over Streamable HTTP (--url),
+or over stdio with a server the probe starts (the command after --, with the
+probe's environment; what it writes on standard error is shown only if it
+fails to start). Prints a check a line, by the suite's check ids.
 
 options:
   --url <url>                the server's MCP endpoint, http:// or https://
@@ -57,20 +58,25 @@ options:
   --strict                   warnings fail too
   -h, --help                 this text
 
-The probe calls that one tool, about ten times, with made-up arguments
+The probe calls that one tool, about twenty times, with made-up arguments
 unless --arguments gives them, and no other tool of the server (but one name
 the server lists no tool by, to see how it answers an error). When no tool
 is named, none is named test_simple_text and none is annotated readOnlyHint:
-true, it calls none: the checks that need a call are skipped, and it says so.
+true, it calls none: nothing can be tested, and it says so and exits 1.
 
-A check's level is its rule's (docs/rules.md): a broken MUST is a FAILURE, a
-broken SHOULD a WARNING; an optional behaviour (MAY) is INFO when absent.
+A check's level is its requirement's keyword: a broken MUST is a FAILURE, a
+broken SHOULD a WARNING. A check that cannot be tested (no tool to call, or
+the call without any of the metadata is not answered with a result) fails
+the same way, marked untestable. The checks named same-answer-* show
+tolerance: that an answer does not change with the metadata, which a server
+that ignores it passes too; sep-2817-server-no-echo tells them apart.
 Text from the server is printed with control, bidi and invisible characters as
 \\u{1b}-style escapes (code point in hex) and each backslash doubled; in JSON
 they are \\u001b-style escapes.
 
 Exit: 0 no failure (warnings allowed unless --strict), 1 a check failed (or
-warned, with --strict), 2 bad usage or no server to probe.`;
+warned, with --strict) or nothing could be tested, 2 bad usage or no server
+to probe.`;
 
 /** The options of `probe`, as parseArgs reads them; PROBE_USAGE says each. */
 export const OPTIONS = {
@@ -83,6 +89,17 @@ export const OPTIONS = {
   format: { type: "string", default: "text" },
   strict: { type: "boolean", default: false },
   help: { type: "boolean", short: "h", default: false },
+};
+
+/** The rule of docs/rules.md each check tests. */
+export const RULES = {
+  "sep-2817-server-same-answer-with-envelope": "AI-10",
+  "sep-2817-server-same-answer-empty-intent": "AI-6",
+  "sep-2817-server-same-answer-any-turn-id": "AI-7",
+  "sep-2817-server-same-answer-repeated-turn": "AI-7",
+  "sep-2817-server-no-echo": "AI-11",
+  "apps-initiator-server-same-answer-any-initiator": "UI-6",
+  "apps-initiator-server-absent-same-as-unknown": "UI-4",
 };
 
 /** The most pages of tools/list read, looking for a tool to call. */
@@ -445,20 +462,28 @@ function tableOf(checks) {
   return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]))).join("  ")).join("\n");
 }
 
-/** How many checks ended each way. */
+/** Whether a check could not be tested. */
+const untestable = (check) => check.details?.untestable === true;
+
+/** How many checks ended each way; `untestable` counts those of the failures and warnings that could not be tested. */
 function summaryOf(checks) {
   const count = (status) => checks.filter((c) => c.status === status).length;
-  return { passed: count("SUCCESS"), failed: count("FAILURE"), warnings: count("WARNING"), info: count("INFO"), skipped: count("SKIPPED") };
+  return { passed: count("SUCCESS"), failed: count("FAILURE"), warnings: count("WARNING"), untestable: checks.filter(untestable).length };
 }
 
-/** What the text format prints: what was probed, the table, why the checks did not pass (those alike together), the summary line. */
+/**
+ * What the text format prints: what was probed, the table, why the checks
+ * did not pass (those alike together), the summary line, and that nothing
+ * could be tested, when so.
+ */
 function text(target, tool, checks, summary) {
   const alike = new Map();
   for (const c of checks) if (c.errorMessage !== undefined) alike.set(c.errorMessage, [...(alike.get(c.errorMessage) ?? []), c.id]);
   const why = [...alike].map(([message, ids]) => `${ids.join(", ")}: ${visible(message)}\n`).join("");
-  const last = `${summary.passed} passed, ${summary.failed} failed, ${summary.warnings} warnings, ${summary.info} info, ${summary.skipped} skipped`;
+  const nothing = summary.untestable === checks.length ? "; nothing could be tested" : "";
+  const last = `${summary.passed} passed, ${summary.failed} failed, ${summary.warnings} warnings (${summary.untestable} of them untestable)${nothing}`;
   const probing = tool === undefined
-    ? `probing ${visible(target)} without calling a tool: no tool was named with --tool, none is named test_simple_text and none is annotated readOnlyHint: true, so the checks that need a call are skipped`
+    ? `probing ${visible(target)} without calling a tool: no tool was named with --tool, none is named test_simple_text and none is annotated readOnlyHint: true, so nothing can be tested`
     : `probing ${visible(target)} with tool ${visible(cut(tool))}`;
   return `${probing}\n\n${tableOf(checks)}\n\n${why === "" ? "" : `${why}\n`}${last}\n`;
 }
@@ -477,8 +502,9 @@ export async function probe(argv, io) {
     await connect(chosen, ctx);
     const session = await begin(ctx.probe);
     for (const scenario of SERVER_CHECKS) {
-      for (const check of await scenario.checks(session)) {
-        checks.push({ scenario: scenario.name, ...check });
+      const levels = new Map(scenario.declared.map((declared) => [declared.id, declared.level]));
+      for (const check of await scenario.run(session)) {
+        checks.push({ scenario: scenario.name, rule: RULES[check.id], level: levels.get(check.id), ...check });
       }
     }
   } catch (error) {
@@ -492,5 +518,6 @@ export async function probe(argv, io) {
   const where = chosen.url !== undefined ? { url: chosen.url } : { command: chosen.command };
   const tool = ctx.probe?.tool;
   io.stdout.write(chosen.format === "json" ? `${json({ ...where, tool: tool ?? null, checks, summary })}\n` : text(target, tool, checks, summary));
-  return summary.failed > 0 || (chosen.strict && summary.warnings > 0) ? 1 : 0;
+  const nothing = summary.untestable === checks.length;
+  return summary.failed > 0 || nothing || (chosen.strict && summary.warnings > 0) ? 1 : 0;
 }

@@ -1,54 +1,66 @@
 /**
  * SEP-2817 (AI invocation audit context) and MCP Apps initiator scenarios
  * for MCP servers: the checks of `sep-2817-checks.ts`, each scenario over a
- * connection of its own.
+ * connection of its own, at the wire the run speaks.
  */
 
-import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type {
   ClientScenario,
   ConformanceCheck,
-  SpecVersion
+  ScenarioSource
 } from '../../types';
-import { connectToServer, MCPClientConnection } from './client-helper';
+import { DRAFT_PROTOCOL_VERSION } from '../../types';
+import {
+  JsonRpcError,
+  type Connection,
+  type RunContext
+} from '../../connection';
+import { INITIATOR_SERVER } from './apps-initiator-checks';
+import { AUDIT_CONTEXT } from './sep-2817-checks';
 import {
   Answer,
   begin,
   chooseTool,
-  ECHO,
-  ENVELOPE_ACCEPTED,
-  INITIATOR_ACCEPTED,
+  ListedTool,
+  NamedTool,
   Probe,
-  REFS,
-  ServerChecks
-} from './sep-2817-checks';
+  ServerChecks,
+  verdict
+} from './sep-2817-probe';
 
-/** Why a request got no answer, in words; a JSON-RPC error as the error it is. */
+/** A JSON-RPC error as the error it is; anything else as why no answer came. */
 function answerOf(error: unknown): Answer {
-  const { code, message, data } = (error ?? {}) as {
-    code?: unknown;
-    message?: unknown;
-    data?: unknown;
-  };
-  if (typeof code === 'number')
-    return { error: { code, message: String(message), data } };
+  if (error instanceof JsonRpcError)
+    return {
+      error: { code: error.code, message: error.message, data: error.data }
+    };
   return { failure: error instanceof Error ? error.message : String(error) };
 }
 
-/** The server behind `connection` as the checks see it. */
-async function probeOf(connection: MCPClientConnection): Promise<Probe> {
-  const { client } = connection;
-  const tools = client.getServerCapabilities()?.tools
-    ? (await client.listTools()).tools
-    : [];
+/**
+ * The server behind `connection` as the checks see it: its tools (none when
+ * it answers tools/list with an error), and tools/call. Throws when it does
+ * not answer tools/list at all.
+ */
+async function probeOf(
+  connection: Connection,
+  named?: NamedTool
+): Promise<Probe> {
+  const tools = await connection
+    .request<{ tools?: ListedTool[] }>('tools/list')
+    .then((listed) => (Array.isArray(listed.tools) ? listed.tools : []))
+    .catch((error: unknown) => {
+      if (error instanceof JsonRpcError) return [];
+      throw error;
+    });
   return {
-    ...chooseTool(tools),
+    ...chooseTool(tools, named),
     listed: new Set(tools.map((tool) => tool.name)),
     async send(params) {
       try {
-        const result = await client.request(
-          { method: 'tools/call', params },
-          CallToolResultSchema
+        const result = await connection.request<Record<string, unknown>>(
+          'tools/call',
+          { ...params }
         );
         return { result };
       } catch (error) {
@@ -58,62 +70,59 @@ async function probeOf(connection: MCPClientConnection): Promise<Probe> {
   };
 }
 
-/** A suite scenario of one set of checks. */
+/** A suite scenario of one set of server checks. */
 class Sep2817ServerScenario implements ClientScenario {
-  name: string;
-  description: string;
-  specVersions: SpecVersion[];
+  readonly name: string;
+  readonly description: string;
 
   constructor(
-    private readonly scenario: ServerChecks,
-    specVersion: SpecVersion
+    private readonly checks: ServerChecks,
+    readonly source: ScenarioSource,
+    private readonly named?: NamedTool
   ) {
-    this.name = scenario.name;
-    this.specVersions = [specVersion];
-    this.description = `${scenario.description}
+    this.name = checks.name;
+    this.description = `${checks.description}
 
 **Server Implementation Requirements:**
 
-Implement \`test_simple_text\` (or annotate a side-effect-free tool \`readOnlyHint: true\`): the scenario calls it with \`_meta\` set as described, and calls no other tool.`;
+Implement \`test_simple_text\` (or annotate a side-effect-free tool \`readOnlyHint: true\`): the scenario calls it with \`_meta\` set as each check describes, and calls no other tool (but one name the server lists no tool by, to see its error). Without such a tool, or when the call without this metadata is not served, nothing can be tested and every check fails as untestable.`;
   }
 
-  async run(serverUrl: string): Promise<ConformanceCheck[]> {
-    let connection: MCPClientConnection | undefined;
+  async run(ctx: RunContext): Promise<ConformanceCheck[]> {
+    let connection: Connection | undefined;
     try {
-      connection = await connectToServer(serverUrl);
-      return await this.scenario.checks(await begin(await probeOf(connection)));
+      connection = await ctx.connect();
+      return await this.checks.run(
+        await begin(await probeOf(connection, this.named))
+      );
     } catch (error) {
-      return [
-        {
-          id: `${this.name}-connect`,
-          name: `${this.name}-connect`,
-          description: 'Connects to the server and lists its tools',
-          status: 'FAILURE',
-          timestamp: new Date().toISOString(),
-          errorMessage: `Failed: ${error instanceof Error ? error.message : String(error)}`,
-          specReferences: [this.name.startsWith('apps') ? REFS.apps : REFS.sep]
-        }
-      ];
+      const reason = `cannot reach the server: ${error instanceof Error ? error.message : String(error)}`;
+      return this.checks.declared.map((check) =>
+        verdict(check, { untestable: reason })
+      );
     } finally {
       await connection?.close();
     }
   }
 }
 
-export class Sep2817EnvelopeAcceptedScenario extends Sep2817ServerScenario {
-  constructor() {
-    super(ENVELOPE_ACCEPTED, 'draft');
+/**
+ * `named`, in both scenarios: the tool to call instead of the scenario's own
+ * choice (`chooseTool`), for a server that lists no test tool; the suite's
+ * CLI names none; a harness that lets its user name one passes it here.
+ */
+export class Sep2817AuditContextScenario extends Sep2817ServerScenario {
+  constructor(named?: NamedTool) {
+    super(AUDIT_CONTEXT, { introducedIn: DRAFT_PROTOCOL_VERSION }, named);
   }
 }
 
-export class Sep2817EchoScenario extends Sep2817ServerScenario {
-  constructor() {
-    super(ECHO, 'draft');
-  }
-}
-
-export class AppsInitiatorAcceptedScenario extends Sep2817ServerScenario {
-  constructor() {
-    super(INITIATOR_ACCEPTED, 'extension');
+export class AppsInitiatorServerScenario extends Sep2817ServerScenario {
+  constructor(named?: NamedTool) {
+    super(
+      INITIATOR_SERVER,
+      { extensionId: 'io.modelcontextprotocol/ui' },
+      named
+    );
   }
 }
