@@ -2,7 +2,8 @@
 //! lost on the way to an ExtMcp processor (as agentgateway's handler does it
 //! at that commit), that keep-meta.patch's logic keeps it, and that the
 //! processor core in src/lib.rs, behind that logic, redacts, refuses,
-//! records and echoes as upstream/agentgateway/README.md says.
+//! records and echoes as upstream/agentgateway/README.md says; and that the
+//! same logic serves the methods PR 2995 adds to the request phase.
 
 use agentgateway_meta_check::{Decision, check_request, check_response};
 use mcp_provenance::{Filter, FilterContext, FilterOptions, IntentPolicy, Policy};
@@ -153,6 +154,54 @@ fn patched_a_mutation_without_meta_keeps_the_requests() {
         forwarded(&message),
         json!({"name": "query", "arguments": {"r": 2}, "_meta": client_meta()})
     );
+}
+
+/// PR 2995 (its merge ref, 3bc921ad) runs the request phase for five more
+/// methods, each through `authorize_with_ctx`; keep-meta-pr2995.patch hands
+/// their requests to the same logic. On rmcp 3.1.2 it keeps their `_meta` for
+/// the processor and puts the processor's on the wire, as for `tools/call`.
+#[test]
+fn patched_the_methods_pr_2995_adds_keep_and_replace_meta_alike() {
+    let redacted = json!({"io.modelcontextprotocol/aiInvocation": {"turnId": "t-1", "userIntent": {"redacted": true}}});
+    for (method, params) in [
+        ("resources/subscribe", json!({"uri": "file:///orders"})),
+        ("resources/unsubscribe", json!({"uri": "file:///orders"})),
+        ("tasks/get", json!({"taskId": "task-1"})),
+        (
+            "tasks/update",
+            json!({"taskId": "task-1", "inputResponses": {"confirm": {"action": "accept"}}}),
+        ),
+        ("tasks/cancel", json!({"taskId": "task-1"})),
+    ] {
+        let mut with_meta = params.clone();
+        with_meta["_meta"] = client_meta();
+        let mut message: ClientJsonRpcMessage = serde_json::from_value(
+            json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": with_meta}),
+        )
+        .unwrap();
+        let mut seen = Value::Null;
+        let processor = |sent: &[u8]| {
+            seen = serde_json::from_slice(sent).unwrap();
+            let mut returned = seen.clone();
+            returned["_meta"] = redacted.clone();
+            Some(serde_json::to_vec(&returned).unwrap())
+        };
+        let ClientJsonRpcMessage::Request(request) = &mut message else {
+            panic!("{method}: a request")
+        };
+        match &mut request.request {
+            ClientRequest::SubscribeRequest(r) => patched(r, processor),
+            ClientRequest::UnsubscribeRequest(r) => patched(r, processor),
+            ClientRequest::GetTaskRequest(r) => patched(r, processor),
+            ClientRequest::UpdateTaskRequest(r) => patched(r, processor),
+            ClientRequest::CancelTaskRequest(r) => patched(r, processor),
+            other => panic!("{method}: parsed as {other:?}"),
+        }
+        assert_eq!(seen, with_meta, "{method}");
+        let mut upstream = params.clone();
+        upstream["_meta"] = redacted.clone();
+        assert_eq!(forwarded(&message), upstream, "{method}");
+    }
 }
 
 fn redacting() -> Filter {
