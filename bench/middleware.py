@@ -112,20 +112,25 @@ def floor(app: App) -> App:
         if scope["type"] != "http" or scope["method"] != "POST":
             return await app(scope, receive, send)
         body = await read(receive)
-        given = False
-
-        async def replayed() -> Message:
-            nonlocal given
-            if given:
-                return await receive()
-            given = True
-            return {"type": "http.request", "body": body, "more_body": False}
 
         async def sent(message: Message) -> None:
             await send(message)
 
-        await app(scope, replayed, sent)
+        await app(scope, replaying(body, receive), sent)
     return middleware
+
+
+def replaying(body: bytes, receive: Receive) -> Receive:
+    """A ``receive`` that gives ``body`` whole, then what the client's ``receive`` brings."""
+    given = False
+
+    async def replayed() -> Message:
+        nonlocal given
+        if given:
+            return await receive()
+        given = True
+        return {"type": "http.request", "body": body, "more_body": False}
+    return replayed
 
 
 def filtering_floor(app: App) -> App:
@@ -138,14 +143,6 @@ def filtering_floor(app: App) -> App:
     async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
         body = await read(receive)
         forwarded = filter_(body, {"headers": {"content-type": ["application/json"]}, "receivedAt": received_at()})
-        given = False
-
-        async def replayed() -> Message:
-            nonlocal given
-            if given:
-                return await receive()
-            given = True
-            return {"type": "http.request", "body": forwarded["forward"], "more_body": False}  # type: ignore[typeddict-item]
 
         async def sent(message: Message) -> None:
             if message["type"] == "http.response.body":
@@ -154,7 +151,7 @@ def filtering_floor(app: App) -> App:
                 message = {**message, "body": echoed}
             await send(message)
 
-        await app(scope, replayed, sent)
+        await app(scope, replaying(forwarded["forward"], receive), sent)  # type: ignore[typeddict-item]
     return middleware
 
 

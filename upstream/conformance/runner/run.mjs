@@ -34,6 +34,9 @@ import { parseArgs } from "node:util";
 
 import { build } from "esbuild";
 
+// --header is read as probe reads it.
+import { headersOf } from "../../../pkg/dist/lib/cli/probe.mjs";
+
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..", "..", "..");
 /** The suite's commit the scenarios are written for: 0.2.0-alpha.11. */
@@ -123,22 +126,6 @@ function wireVersion(types, scenario, specVersion, leg) {
 
 function unknown(name, map) {
   throw new Error(`no scenario ${JSON.stringify(name)}; there are: ${[...map.keys()].join(", ")}`);
-}
-
-/** The headers of --header "Name: value" options, as probe reads them; throws on one that is not a header. */
-function headersOf(list) {
-  const headers = new Headers();
-  for (const header of list) {
-    const colon = header.indexOf(":");
-    const name = header.slice(0, colon).trim();
-    try {
-      if (colon < 0 || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new TypeError("not a header");
-      headers.append(name, header.slice(colon + 1).trim());
-    } catch {
-      throw new Error(`--header takes "Name: value", not ${JSON.stringify(header)}`);
-    }
-  }
-  return headers;
 }
 
 /**

@@ -175,7 +175,7 @@ function positive(value, name) {
 }
 
 /** The headers of --header "Name: value" options; throws UsageError on one that is not a header. */
-function headersOf(list) {
+export function headersOf(list) {
   const headers = new Headers();
   for (const header of list) {
     const colon = header.indexOf(":");
