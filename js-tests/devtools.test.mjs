@@ -177,7 +177,7 @@ before(async () => {
   }
   assert.ok(found, "the MCP panel's page");
   panel = await connect(found.webSocketDebuggerUrl);
-  for (let waited = 0; waited < 100 && !(await evaluate(panel, "document.body.dataset.ready === 'true'")); waited++) await new Promise((r) => setTimeout(r, 100));
+  for (let waited = 0; waited < 100 && !(await evaluate(panel, "document.body?.dataset.ready === 'true'")); waited++) await new Promise((r) => setTimeout(r, 100));
   // Now the host page does its work, with DevTools watching.
   const page = context.pages()[0];
   await page.goto(`http://127.0.0.1:${host.address().port}/`);
