@@ -13,7 +13,7 @@ WASM := target/$(WASM_TARGET)/release/mcp_provenance_wasm.wasm
 # nothing), so that tests/tower.rs and examples/rmcp_http.rs are built and run.
 TESTED := --workspace --exclude mcp-provenance-python --features mcp-provenance/tower
 
-.PHONY: demo test test-wasm setup-wasm-bindgen setup-chromedriver python-wheel python-test bench bench-serde loadtest fuzz build pack describe lint setup setup-wasm setup-debian setup-fuzz
+.PHONY: demo test test-wasm setup-wasm-bindgen setup-chromedriver python-wheel setup-python-build python-test bench bench-serde loadtest fuzz build pack describe lint setup setup-wasm setup-debian setup-fuzz
 
 demo: build
 	@node examples/prototype/run.mjs
@@ -44,18 +44,41 @@ test-wasm: setup-wasm setup-wasm-bindgen setup-chromedriver
 	$(CARGO) test $(TESTED) --target $(WASM_TARGET) --tests
 	WASM_BINDGEN_USE_BROWSER=1 CHROMEDRIVER=/usr/bin/chromedriver $(CARGO) test $(TESTED) --target $(WASM_TARGET) --tests
 
-# The Python package (python/): its abi3 wheel built with maturin (from
-# PyPI) into target/wheels, installed with its extras (so that they are
-# known to resolve) into a fresh virtual environment with what its tests
-# run with (python/tests/requirements.txt).
+# The Python package (python/): its abi3 wheels for x86_64 Linux, built by
+# maturin with zig as the linker, so that what they need of the C library is
+# the tag's, not this machine's: manylinux2014 (glibc 2.17: CentOS 7,
+# Debian 11, Ubuntu 20.04, Amazon Linux 2 and later) into target/wheels, and
+# musllinux_1_2 (Alpine 3.13 and later) into target/wheels/musllinux. The
+# build fails on a wheel that auditwheel finds claims more than it is
+# (tools/audit-wheels.py); python/tests/test_wheels.py reads what each
+# extension asks of the C library. The manylinux2014 wheel, which this
+# machine runs, is installed with its extras (so that they are known to
+# resolve) into a fresh virtual environment with what its tests run with
+# (python/tests/requirements.txt).
 PY_BUILD := target/python/build
 PY_TEST := target/python/test
-python-wheel:
-	@test -x $(PY_BUILD)/bin/maturin || { python3 -m venv $(PY_BUILD) && $(PY_BUILD)/bin/pip install -q "maturin>=1.16,<1.17"; }
+MUSL_TARGET := x86_64-unknown-linux-musl
+# maturin runs zig as `python3 -m ziglang`: the build venv's python3, first
+# on its PATH.
+MATURIN := PATH="$(abspath $(PY_BUILD))/bin:$$PATH" $(abspath $(PY_BUILD))/bin/maturin build --release --zig
+python-wheel: setup-python-build
 	rm -rf target/wheels $(PY_TEST)
-	cd python && ../$(PY_BUILD)/bin/maturin build --release --out ../target/wheels
+	cd python && $(MATURIN) --compatibility manylinux2014 --out ../target/wheels
+	cd python && $(MATURIN) --target $(MUSL_TARGET) --compatibility musllinux_1_2 --out ../target/wheels/musllinux
+	$(PY_BUILD)/bin/python tools/audit-wheels.py target/wheels/*.whl target/wheels/musllinux/*.whl
 	python3 -m venv $(PY_TEST)
 	$(PY_TEST)/bin/pip install -q "$$(echo target/wheels/mcp_provenance-*.whl)[fastmcp,mcp,otel]" -r python/tests/requirements.txt
+
+# What the wheels are built and checked with: Rust's musl target; from
+# Debian, musl's loader, with which python/tests/test_wheels.py loads the
+# musl extension; and in a virtual environment, from PyPI, maturin, zig (the
+# package ziglang) and auditwheel, at these versions (pip asks PyPI nothing
+# once they are there).
+setup-python-build:
+	@rustup target list --installed | grep -qx $(MUSL_TARGET) || rustup target add $(MUSL_TARGET)
+	@test -x /lib/ld-musl-x86_64.so.1 || { apt-get update && apt-get install -y --no-install-recommends musl; }
+	@test -x $(PY_BUILD)/bin/pip || python3 -m venv $(PY_BUILD)
+	@$(PY_BUILD)/bin/pip install -q --disable-pip-version-check "maturin>=1.16,<1.17" "ziglang>=0.17,<0.18" "auditwheel>=6.8,<6.9"
 
 # The Python tests, against the installed wheel: every vector, the
 # middlewares under FastMCP's and the SDK's own clients, the docstrings'
