@@ -131,15 +131,28 @@ function firstKey(meta, keys) {
   return meta && typeof meta === "object" ? keys.find((key) => Object.hasOwn(meta, key)) : undefined;
 }
 
+/**
+ * The ui entries of `_meta` under `keys` that hold an `initiator`, in order: the filter's record
+ * reads the first, and none when their values differ (a string's text, anything else alike).
+ */
+function initiatorKeys(meta, keys) {
+  const holds = (entry) => entry !== null && typeof entry === "object" && !Array.isArray(entry) && Object.hasOwn(entry, "initiator");
+  return meta && typeof meta === "object" ? keys.filter((key) => Object.hasOwn(meta, key) && holds(meta[key])) : [];
+}
+
 /** What the filter's record would say of a message: `auditRecord` of the object API, under the keys and policy the filter read it with. */
 function expectedRecord(message, options) {
   const meta = message?.params?._meta;
   const invocationKey = firstKey(meta, [AI_INVOCATION_KEY, ...(options?.invocationKeys ?? [])]);
-  const uiKey = firstKey(meta, [UI_KEY, ...(options?.uiKeys ?? [])]);
+  const holding = initiatorKeys(meta, [UI_KEY, ...(options?.uiKeys ?? [])]);
+  const uiKey = holding[0];
+  const text = (key) => (typeof meta[key].initiator === "string" ? meta[key].initiator : null);
+  const disagree = holding.some((key) => text(key) !== text(uiKey));
   const policy = { ...(options?.policy ?? {}), ...(invocationKey && { invocationKey }), ...(uiKey && { uiKey }) };
   try {
     const record = auditRecord(finite(message), { policy });
-    return { method: record.method, tool: record.tool, clientAsserted: record.clientAsserted, hostAttested: record.hostAttested };
+    const hostAttested = disagree ? Object.fromEntries(Object.entries(record.hostAttested).filter(([name]) => name !== "initiator")) : record.hostAttested;
+    return { method: record.method, tool: record.tool, clientAsserted: record.clientAsserted, hostAttested };
   } catch (error) {
     return { error: error.code ?? String(error) };
   }
