@@ -32,8 +32,9 @@ const PLACE_KEYS = [];
  * on one line, for a log). They are read from a copy of the core's answer when first
  * asked for, so that a gateway that only forwards pays for none of them;
  * a line's message is taken from `forward` where it stands rather than
- * copied out of the module, and where that text is not one line (a body
- * spread over lines), `oneLine` has the core put it on one line then.
+ * copied out of the module, and where that text is not a line's as it is
+ * (a body spread over lines, arguments to leave out: WIRE-9), `lineHead`
+ * has the core make the line's first members of it then.
  */
 class Outcome {
   /** The messages part of the core's answer (binding/src/answer.rs `messages`), until read. */
@@ -41,11 +42,11 @@ class Outcome {
   #ids;
   #turns;
   #places;
-  #oneLine;
+  #lineHead;
 
-  constructor(kept, oneLine) {
+  constructor(kept, lineHead) {
     this.#kept = kept;
-    this.#oneLine = oneLine;
+    this.#lineHead = lineHead;
   }
 
   /** Reads the kept answer into own properties `accounts`; `ids` and places kept. */
@@ -61,7 +62,7 @@ class Outcome {
       this.#ids.push(answer.opt());
       this.#turns.push(answer.opt());
       const line = answer.u8();
-      this.#places.push(line === LINE.refused ? undefined : [answer.u32(), answer.u32(), line === LINE.spread]);
+      this.#places.push(line === LINE.refused ? undefined : [answer.u32(), answer.u32(), line]);
     }
     this.#kept = undefined;
     Object.defineProperty(this, "accounts", { value: accounts, enumerable: true });
@@ -82,18 +83,18 @@ class Outcome {
     return this.#turns;
   }
 
-  /** The text of a message in what goes on, `[start, tail]` units from its ends, on one line. */
-  #message([start, tail, spread]) {
+  /** The first members of a message's line: its text in what goes on, `[start, tail]` units from its ends, as its line's kind says. */
+  #head([start, tail, kind]) {
     const { forward } = this;
     const text = typeof forward === "string" ? forward.slice(start, forward.length - tail)
       : decoder.decode(forward.subarray(start, forward.length - tail));
-    return spread ? this.#oneLine(text) : text;
+    return kind === LINE.oneLine ? `"message":${text}` : this.#lineHead(text, kind);
   }
 
   get lines() {
     const lines = this.accounts.map((account, index) => {
       const place = this.#places[index];
-      return place === undefined ? account : `{"message":${this.#message(place)},${account.slice(1)}`;
+      return place === undefined ? account : `{${this.#head(place)},${account.slice(1)}`;
     });
     Object.defineProperty(this, "lines", { value: lines, enumerable: true });
     return lines;
@@ -102,8 +103,8 @@ class Outcome {
 
 /** Something goes on. */
 class Forwarded extends Outcome {
-  constructor(kept, forward, replies, oneLine) {
-    super(kept, oneLine);
+  constructor(kept, forward, replies, lineHead) {
+    super(kept, lineHead);
     this.forward = forward;
     this.replies = replies;
   }
@@ -169,9 +170,10 @@ export class Answer {
 
   /**
    * A filter's outcome (binding/src/answer.rs `outcome`) for `body`, the string
-   * or bytes filtered; `oneLine` puts a message's JSON text on one line.
+   * or bytes filtered; `lineHead(text, kind)` makes a line's first members of
+   * a message's JSON text (binding/src/filter.rs `line_head`).
    */
-  outcome(body, oneLine) {
+  outcome(body, lineHead) {
     const verdict = this.u8();
     let status;
     let text;
@@ -192,7 +194,7 @@ export class Answer {
     // The filter module's answer is a copy already, the outcome's own.
     const kept = this.bytes.subarray(this.at, this.at + size);
     this.at += size;
-    return verdict === VERDICT.rejected ? new Rejected(kept, text, status, replies) : new Forwarded(kept, text, replies, oneLine);
+    return verdict === VERDICT.rejected ? new Rejected(kept, text, status, replies) : new Forwarded(kept, text, replies, lineHead);
   }
 
   /**

@@ -2,7 +2,7 @@
 //
 // - every JSON example (and every wire example that says so) is a conformance
 //   vector, named on the line under it: "_Conformance vector [`ID`](../conformance/FILE):
-//   the input|output|answer|request of `OP`[, which reports ...]._". The
+//   the input|output|answer|request|outcome of `OP`[, which reports ...]._". The
 //   example must equal that part of the vector, the vector must give its
 //   expected output through the built package, and what the line says
 //   `validate` reports must be what the vector expects, diagnostic by
@@ -27,7 +27,7 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const SOURCE = "docs/reference.md";
 const chapter = readFileSync(join(ROOT, SOURCE), "utf8");
 const lines = chapter.split("\n");
-const STATEMENT = /^_Conformance vector \[`([a-z0-9-]+)`\]\(\.\.\/conformance\/([a-z0-9-]+\.json)\): the (input|output|answer|request) of `(\w+)`(?:, which reports (.+))?\._$/;
+const STATEMENT = /^_Conformance vector \[`([a-z0-9-]+)`\]\(\.\.\/conformance\/([a-z0-9-]+\.json)\): the (input|output|answer|request|outcome) of `(\w+)`(?:, which reports (.+))?\._$/;
 
 /** The code blocks of the chapter: language, text, and the statement line under it (or null). */
 function blocks() {
@@ -53,6 +53,8 @@ function part(vector, which) {
     case "request": return vector.request;
     case "output": return vector.op === "sanitize" ? vector.expect.message : vector.op === "filter" ? vector.expect.forward : vector.expect;
     case "answer": return vector.expect.reject ?? vector.expect.replies?.[0];
+    // An exchange's outcome account, the first exchange's.
+    case "outcome": return vector.expect[0]?.outcome;
   }
 }
 

@@ -2,10 +2,12 @@
 // in the three stacks of http-stacks.mjs: only `turnId` echoed into each
 // result (a JSON answer whole, an event stream event by event as it comes),
 // the filter's replies joined to the app's answer whatever its form, nothing
-// passed on that could not be read, and a session or principal recorded only
-// when the server established it (AI-10).
+// passed on that could not be read, a session or principal recorded only
+// when the server established it (AI-10), and once the answer is over, the
+// exchange's outcome: what each request got, as the client got it.
 import assert from "node:assert/strict";
 import { createServer, request } from "node:http";
+import { hostname } from "node:os";
 import { describe, test } from "node:test";
 
 import { provenanceMiddleware } from "../pkg/dist/http.mjs";
@@ -184,6 +186,90 @@ for (const [name, stack] of Object.entries(STACKS)) {
         const answer = await behind(stack, { paths, policy: { userIntent: "redact" } }, app, (url) => send(url, { body: SECRET_CALL }));
         assert.deepEqual([app.reached[0].body, answer.body], [reached, expected], JSON.stringify(paths));
       }
+    });
+  });
+
+  describe(`the middleware in ${name}, the outcome`, () => {
+    /** A call of the tool `tool`, its request `id`. */
+    const call = (id, tool = "q") => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"${tool}","_meta":{"${KEY}":{"turnId":"t-${id}"}}}}`;
+    const unknown = (id, code = -32602) => `{"jsonrpc":"2.0","id":${id},"error":{"code":${code},"message":"Unknown tool"}}`;
+    /** An outcome less what changes from run to run, checked: its line is the account; the worker is this process. */
+    const settled = ({ account, line }) => {
+      assert.deepEqual(JSON.parse(line), account);
+      const { ms, pid, host, receivedAt, ...rest } = account;
+      assert.ok(ms >= 0 && ms < 60_000, line);
+      assert.deepEqual([pid, host], [process.pid, hostname()]);
+      assert.match(receivedAt ?? "2000-01-01T00:00:00.000Z", /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      return rest;
+    };
+
+    test("once the answer is over, the sink gets the exchange's outcome: a refused call reads as its error, never as served", async () => {
+      const sink = accounts();
+      const order = [];
+      const audit = (account, line) => {
+        order.push(account.kind);
+        sink(account, line);
+      };
+      const app = recorder({ pieces: [() => { order.push("answered"); return `[${result(1)},${unknown(2, -32601)}]`; }] });
+      const answer = await behind(stack, { audit }, app, (url) => send(url, { body: `[${call(1)},${call(2, "nope")}]` }));
+      assert.equal(answer.status, 200);
+      const outcome = await sink.outcome(1);
+      assert.deepEqual(order, ["request", "request", "answered", "outcome"]);
+      assert.deepEqual(settled(outcome), { kind: "outcome", status: 200, requests: [{ id: 1, answer: "result" }, { id: 2, answer: "error", code: -32601 }] });
+      assert.equal(outcome.account.receivedAt, sink.kept[0].account.record.witnessed.receivedAt);
+    });
+
+    test("an event stream's answer, the middleware's own answer, a body of notifications: each its outcome", async () => {
+      const sink = accounts();
+      const progress = '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}';
+      const cases = [
+        [{}, recorder({ headers: EVENTS_TYPE, pieces: [event(progress), event(unknown(3))] }), call(3),
+          { kind: "outcome", status: 200, requests: [{ id: 3, answer: "error", code: -32602 }] }],
+        // An answer no client reads a message from: the request's is unseen.
+        [{}, recorder({ headers: { "content-type": "text/html" }, pieces: ["<html>busy</html>"] }), call(4),
+          { kind: "outcome", status: 200, requests: [{ id: 4, answer: "unseen" }] }],
+        [{}, recorder({ headers: { "content-type": "application/json; charset=utf-16" }, pieces: [result(5)] }), call(5),
+          { kind: "outcome", status: 200, refused: "answer-unreadable", requests: [{ id: 5, answer: "error", code: -32603 }] }],
+        [{ maxBodyBytes: 256 }, recorder(), call(6, "x".repeat(300)),
+          { kind: "outcome", status: 413, refused: "body-too-large", requests: [] }],
+        [{}, recorder({ status: 202, headers: {}, pieces: [] }), '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+          { kind: "outcome", status: 202, requests: [] }],
+      ];
+      for (const [[options, app, body, expected], n] of cases.map((each, at) => [each, at + 1])) {
+        await behind(stack, { ...options, audit: sink }, app, (url) => send(url, { body }));
+        assert.deepEqual(settled(await sink.outcome(n)), expected, body.slice(0, 60));
+      }
+    });
+
+    test("a client gone before the answer's end: its outcome says what it got so far", { timeout: 10_000 }, async () => {
+      const sink = accounts();
+      let gone;
+      const left = new Promise((resolve) => { gone = resolve; });
+      // The app's stream waits, after a notification, until the client has left.
+      const app = recorder({ headers: EVENTS_TYPE, pieces: [event('{"jsonrpc":"2.0","method":"notifications/progress"}'), () => left.then(() => event(result(7)))] });
+      await behind(stack, { audit: sink }, app, (url) => new Promise((resolve) => {
+        const req = request(url, { method: "POST", headers: { ...JSON_TYPE, accept: "application/json, text/event-stream" } }, (res) => {
+          res.once("data", () => req.destroy());
+        });
+        req.on("close", () => sink.outcome(1).then(() => { gone(); resolve(); }));
+        req.on("error", () => {});
+        req.end(call(7));
+      }));
+      assert.deepEqual(settled(sink.outcomes[0]), { kind: "outcome", status: 200, requests: [{ id: 7, answer: "unseen" }] });
+    });
+
+    test("a sink that fails on an outcome changes nothing of the answer sent: stderr says so once", async (t) => {
+      const said = t.mock.method(console, "error", () => {});
+      const audit = (account) => {
+        if (account.kind === "outcome") throw Object.assign(new Error(`could not keep ${SECRET_CALL}`), { code: "store-down" });
+      };
+      const app = recorder({ pieces: [unknown(8)] });
+      const answer = await behind(stack, { audit }, app, (url) => send(url, { body: call(8) }));
+      assert.deepEqual([answer.status, answer.body], [200, unknown(8)]);
+      for (const deadline = Date.now() + 1000; said.mock.callCount() === 0 && Date.now() < deadline;) await new Promise((resolve) => setTimeout(resolve, 5));
+      assert.deepEqual(said.mock.calls.map((said) => said.arguments.join(" ")), [
+        'mcp-provenance: an exchange\'s outcome was not kept: its audit failed (Error, code "store-down")',
+      ]);
     });
   });
 

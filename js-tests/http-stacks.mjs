@@ -139,11 +139,21 @@ export function send(url, { method = "POST", body, chunks, headers = JSON_TYPE }
   });
 }
 
-/** A sink keeping each account and its line. */
+/**
+ * A sink keeping each message's account and its line (`kept`), and each
+ * exchange's outcome and its line apart (`outcomes`); `outcome(n)` waits
+ * (a second at most) for the `n`th outcome (from 1), which comes once the
+ * answer is over.
+ */
 export function accounts() {
-  const kept = [];
-  const sink = (account, line) => { kept.push({ account, line }); };
+  const [kept, outcomes] = [[], []];
+  const sink = (account, line) => { (account.kind === "outcome" ? outcomes : kept).push({ account, line }); };
   sink.kept = kept;
+  sink.outcomes = outcomes;
   sink.witnessed = () => kept.filter(({ account }) => account.record).map(({ account }) => account.record.witnessed);
+  sink.outcome = async (n = outcomes.length + 1) => {
+    for (const deadline = Date.now() + 1000; outcomes.length < n && Date.now() < deadline;) await new Promise((resolve) => setTimeout(resolve, 5));
+    return outcomes[n - 1];
+  };
   return sink;
 }

@@ -15,7 +15,7 @@ import { exec, root } from "./user.mjs";
 const USAGE = `
 import { createServer, type IncomingMessage } from "node:http";
 import { exchangeOf, provenanceFetch, provenanceMiddleware, type AccountSink, type Exchange, type MiddlewareCode } from "mcp-provenance/http";
-import type { MessageAccount, RefusalCode } from "mcp-provenance/gateway";
+import type { MessageAccount, OutcomeAccount, RefusalCode } from "mcp-provenance/gateway";
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { McpHttpHandler } from "@modelcontextprotocol/server";
@@ -25,7 +25,19 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const same = <A, B>(_: Same<A, B>) => {};
 
 const records: MessageAccount[] = [];
-const audit: AccountSink = async (account, line) => { records.push(account); console.log(line.length); };
+const outcomes: OutcomeAccount[] = [];
+// The sink gets each message's account, then the exchange's outcome: \`kind\` tells which.
+const audit: AccountSink = async (account, line) => {
+  if (account.kind === "outcome") outcomes.push(account);
+  else records.push(account);
+  console.log(line.length);
+};
+// What each request got: a call the app refused reads as its error, with its code.
+const refusedCodes: (number | undefined)[] = outcomes.flatMap((outcome) => outcome.requests.filter((got) => got.answer === "error").map((got) => got.code));
+// @ts-expect-error: a request got a result, an error, or no answer seen
+const served: OutcomeAccount["requests"][number]["answer"] = "served";
+// @ts-expect-error: an outcome has no record
+const noRecord = (outcome: OutcomeAccount) => outcome.record;
 const provenance = provenanceMiddleware({ policy: { userIntent: "redact" }, liftLegacy: true, maxBodyBytes: 1 << 20, maxAnswerBytes: 1 << 24, maxSessions: 100, echo: true, paths: ["/mcp", "/servers/*/mcp"], audit });
 const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
 // Node's own request and answer, and the SDK's authenticated request, are what it takes.
@@ -57,6 +69,9 @@ if (exchange !== undefined) {
 provenanceMiddleware({ maxBodyBytes: "1mb" });
 // @ts-expect-error: echo is on or off
 provenanceMiddleware({ echo: "no" });
+provenanceMiddleware({ auditArguments: "drop" });
+// @ts-expect-error: a line's arguments are kept, digested or dropped
+provenanceMiddleware({ auditArguments: true });
 // @ts-expect-error: the endpoints are a list of paths
 provenanceMiddleware({ paths: "/mcp" });
 // @ts-expect-error: policy options go in \`policy\`
@@ -70,7 +85,7 @@ const notACode: MiddlewareCode = "nope";
 const unreadable: MiddlewareCode = "answer-unreadable";
 // @ts-expect-error: an exchange is read, not written
 if (exchange) exchange.sessionId = "forged";
-console.log(records, notACode, unreadable);
+console.log(records, notACode, unreadable, refusedCodes, served, noRecord);
 `;
 
 let project;

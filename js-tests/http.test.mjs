@@ -80,7 +80,9 @@ for (const [name, stack] of Object.entries(STACKS)) {
       };
       const answer = await behind(stack, { policy: { userIntent: "redact" }, audit }, app, (url) => send(url, { body: batch }));
       assert.deepEqual(app.reached.map((r) => r.body), [`[${REDACTED}, ${NOTIFICATION}]`]);
-      assert.deepEqual(order, ["audited request", "audited notification", "audited request", "answered"]);
+      // The exchange's outcome comes once the answer is over.
+      await sink.outcome(1);
+      assert.deepEqual(order, ["audited request", "audited notification", "audited request", "answered", "audited outcome"]);
       assert.deepEqual(sink.kept.map(({ account }) => account.refused), [undefined, undefined, "too-deep"]);
       const [{ account: first, line }] = sink.kept;
       assert.equal(first.record.clientAsserted.turnId, "t-1");
@@ -148,7 +150,9 @@ for (const [name, stack] of Object.entries(STACKS)) {
       const readOnly = () => { throw Object.assign(new Error("read-only"), { code: "store-read-only" }); };
       const answer = await behind(stack, { audit: readOnly }, recorder(), (url) => send(url, { body: CALL }));
       assert.equal(answer.body, auditError("12345678901234567890", "store-read-only"));
-      assert.deepEqual(said.mock.calls.map((call) => call.arguments.join(" ")), [
+      // Each exchange's outcome goes to the sink too, once the answer is sent: its failure there is said apart.
+      const bodies = said.mock.calls.map((call) => call.arguments.join(" ")).filter((line) => !line.includes("outcome"));
+      assert.deepEqual(bodies, [
         ...Array(2).fill(["1", "3", "1"]).flat().map((n) => `mcp-provenance: a body of ${n} message(s) refused: its audit failed (Error, code "audit-failed")`),
         'mcp-provenance: a body of 1 message(s) refused: its audit failed (Error, code "store-read-only")',
       ]);
@@ -227,7 +231,8 @@ describe("the middleware's options", () => {
       given.push([account.kind, arguments.length, arguments[1]]);
     };
     await behind(STACKS["node:http"], { audit: accountsOnly }, recorder(), (url) => send(url, { body: `[${CALL},${NOTIFICATION}]` }));
-    assert.deepEqual(given, [["request", 2, undefined], ["notification", 2, undefined]]);
+    for (const deadline = Date.now() + 1000; given.length < 3 && Date.now() < deadline;) await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.deepEqual(given, [["request", 2, undefined], ["notification", 2, undefined], ["outcome", 2, undefined]]);
   });
 
   test("options are read once: a getter that changes its answer does not change the middleware made", async () => {

@@ -1,10 +1,11 @@
 // The conformance vectors, run through any build of the package: the same
 // function serves Node (ESM and CJS) and the browser.
 
-/** A filter's outcome in the vectors' shape: each message's account, its line less the message (which `forward` holds exactly). */
+/** A filter's outcome in the vectors' shape: each message's account, its line less the message (which `forward` holds exactly), and each line as text. */
 function filtered(out) {
   const messages = out.accounts.map((account) => JSON.parse(account));
-  return "reject" in out ? { reject: out.reject, status: out.status, messages } : { forward: out.forward, replies: out.replies, messages };
+  const { lines } = out;
+  return "reject" in out ? { reject: out.reject, status: out.status, messages, lines } : { forward: out.forward, replies: out.replies, messages, lines };
 }
 
 /** `answer` echoed after `filter` forwarded `body`, in the vectors' shape: `null` where the echo could not read it. */
@@ -31,10 +32,21 @@ const own = ({ status, headers, body }, exchange) => ({ status, headers, body, r
  * One exchange of an `exchange` vector through `gateway`, as a middleware
  * runs it (tests/conformance.rs `exchange`; the answer's last piece given
  * with its end, when `finish`): what the app was handed, and what the
- * client got.
+ * client got; with its outcome account, parsed from its line, when the
+ * vector gives the outcome's `ms`, `pid` and `host` (a middleware with an
+ * audit sink keeps it).
  */
 function exchanged(gateway, given, finish) {
   const exchange = gateway.begin(given.method ?? "POST", given.path ?? "/mcp", (given.headers ?? []).flat());
+  const worker = given.outcome;
+  if (worker === undefined) return through(exchange, given, finish);
+  exchange.keepOutcome();
+  const out = through(exchange, given, finish);
+  return { ...out, outcome: JSON.parse(exchange.outcome(worker.ms, worker.pid, worker.host)) };
+}
+
+/** What the app was handed, and what the client got, through `exchange`. */
+function through(exchange, given, finish) {
   const out = {};
   if (exchange.start === "read") {
     if (exchange.declaredTooLarge) return own(exchange.tooLarge(), exchange);

@@ -55,7 +55,7 @@ string_enum! {
     /// use mcp_provenance::Rule;
     ///
     /// assert_eq!(Rule::Ai13.as_str(), "AI-13");
-    /// assert_eq!(Rule::ALL.len(), 45);
+    /// assert_eq!(Rule::ALL.len(), 46);
     /// ```
     pub enum Rule {
         /// `validate` takes any value and reports what is not a JSON-RPC message.
@@ -149,6 +149,9 @@ string_enum! {
         /// The way back reads an answer as the clients read it, and passes on
         /// nothing it could not read.
         Wire8 => "WIRE-8",
+        /// An audit line holds a message's `params.arguments` as
+        /// `auditArguments` says, and says when it left them out.
+        Wire9 => "WIRE-9",
     }
 }
 
@@ -334,7 +337,8 @@ impl Rule {
             | Rule::Wire5
             | Rule::Wire6
             | Rule::Wire7
-            | Rule::Wire8 => Must,
+            | Rule::Wire8
+            | Rule::Wire9 => Must,
         }
     }
 }

@@ -130,12 +130,13 @@ pub use policy::{FieldPolicy, IntentPolicy, Policy};
 pub use sanitize::{Sanitized, sanitize};
 #[cfg(all(feature = "tower", not(target_arch = "wasm32")))]
 #[cfg_attr(docsrs, doc(cfg(feature = "tower")))]
-pub use tower::{AuditError, Provenance, ProvenanceBody, ProvenanceLayer};
+pub use tower::{Account, AuditError, Provenance, ProvenanceBody, ProvenanceLayer};
 #[cfg(feature = "value")]
 #[cfg_attr(docsrs, doc(cfg(feature = "value")))]
 pub use validate::{ValidateOptions, validate};
 pub use wire::{
-    CHECK_USAGE, Capture, Check, CheckCommand, Counts, Filter, FilterContext, FilterOptions,
-    Gateway, GatewayOptions, MAX_LINE_BOUND, MAX_LINE_BYTES, MessageKind, NOTHING_CHECKED, Outcome,
-    Printed, SAME_FILE, Seen, USAGE, Verdict,
+    Answered, AuditArguments, CHECK_USAGE, Capture, Check, CheckCommand, Counts, ExchangeOutcome,
+    Filter, FilterContext, FilterOptions, Gateway, GatewayOptions, Got, MAX_LINE_BOUND,
+    MAX_LINE_BYTES, MessageKind, NOTHING_CHECKED, Outcome, Printed, SAME_FILE, Seen, USAGE,
+    Verdict,
 };

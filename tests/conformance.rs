@@ -11,7 +11,7 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use std::collections::{BTreeMap, HashSet};
 
-use mcp_provenance::wire::{Gateway, Piece, Start, Step};
+use mcp_provenance::wire::{Exchange, Gateway, Piece, Start, Step};
 use mcp_provenance::{
     AuditContext, Error, Filter, FilterContext, Initiator, KeyOptions, Level, LiftOptions, Policy,
     Rule, ValidateOptions, Verdict, attach_invocation, audit_record, clear_initiator, echo_turn_id,
@@ -39,6 +39,7 @@ macro_rules! vector_files {
 }
 const VECTOR_FILES: &[(&str, &str)] = vector_files![
     "attach.json",
+    "audit-arguments.json",
     "audit.json",
     "bounds.json",
     "correlation.json",
@@ -185,6 +186,7 @@ fn run(vector: &Vector) -> Value {
                 Verdict::Reject { status, body } => json!({"reject": body, "status": status}),
             };
             out["messages"] = serde_json::to_value(&outcome.messages).expect("serializes");
+            out["lines"] = json!(outcome.lines());
             out
         })),
         "filterEcho" => output(Filter::from_value(options).map(|filter| {
@@ -250,11 +252,34 @@ fn pairs(value: &Value) -> Vec<(String, String)> {
 
 /// One exchange of an `exchange` vector through `gateway`, as a middleware
 /// runs it (the answer's last piece given with its end, when `finish`):
-/// what the app was handed, and what the client got.
+/// what the app was handed, and what the client got; with its outcome
+/// account, parsed from its line, when the vector gives the outcome's
+/// `ms`, `pid` and `host` (a middleware with an audit sink keeps it).
 fn exchange(gateway: &Gateway, given: &Value, finish: bool) -> Value {
     let method = given["method"].as_str().unwrap_or("POST");
     let path = given["path"].as_str().unwrap_or("/mcp");
     let mut exchange = gateway.begin(method, path, &pairs(&given["headers"]));
+    let worker = &given["outcome"];
+    if worker.is_object() {
+        exchange.keep_outcome();
+    }
+    let mut out = exchanged(&mut exchange, given, finish);
+    if worker.is_object() {
+        let pid = worker["pid"].as_u64().map(|pid| pid as u32);
+        let outcome = exchange
+            .outcome(
+                worker["ms"].as_f64().expect("ms"),
+                pid,
+                worker["host"].as_str(),
+            )
+            .expect("kept");
+        out["outcome"] = serde_json::from_str(&outcome.json()).expect("a JSON line");
+    }
+    out
+}
+
+/// What the app was handed, and what the client got, through `exchange`.
+fn exchanged(exchange: &mut Exchange, given: &Value, finish: bool) -> Value {
     let own = |answer: mcp_provenance::wire::Answer| {
         let headers: Vec<Value> = answer
             .headers()

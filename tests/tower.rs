@@ -18,29 +18,42 @@ use axum::body::{Body, Bytes};
 use axum::http::{Request, Response, StatusCode};
 use axum::{Extension, Router};
 use example::{Answer, CALL, INITIALIZE, INITIALIZED, Orders, app, lock, options, send};
-use mcp_provenance::{AuditError, Provenance, ProvenanceLayer};
+use mcp_provenance::{Account, AuditError, Provenance, ProvenanceLayer};
 use serde_json::{Value, json};
 use tower::{Layer, ServiceExt};
 
 /// Each account the audit sink got (as JSON) with its line.
 type Kept = Arc<Mutex<Vec<(Value, String)>>>;
 
+/// Where a router's sink keeps what it gets: the messages' accounts, and
+/// the exchanges' outcomes apart.
+#[derive(Clone, Default)]
+struct Sunk {
+    kept: Kept,
+    outcomes: Kept,
+}
+
 /// The user an authentication layer found, as an extension of the request.
 #[derive(Clone)]
 struct User(&'static str);
 
-/// The example's router, its layer's sink keeping each account in `kept`
-/// unless `failing` (then it fails with `store-down`), its principal the
-/// `User` an outer layer put in each request.
-fn router(orders: Orders, kept: Kept, failing: Arc<AtomicBool>) -> Router {
+/// The example's router, its layer's sink keeping each message's account
+/// in `sunk.kept` and each outcome in `sunk.outcomes` unless `failing` (then
+/// it fails with `store-down`), its principal the `User` an outer layer put
+/// in each request.
+fn router(orders: Orders, sunk: Sunk, failing: Arc<AtomicBool>) -> Router {
     let layer = ProvenanceLayer::from_value(&options())
         .unwrap()
         .audit(move |account, line| {
             if failing.load(Ordering::SeqCst) {
                 return Err(AuditError::new("store-down"));
             }
+            let kept = match account {
+                Account::Message(_) => &sunk.kept,
+                Account::Outcome(_) => &sunk.outcomes,
+            };
             let account = serde_json::to_value(account).map_err(|_| AuditError::default())?;
-            lock(&kept).push((account, line.to_owned()));
+            lock(kept).push((account, line.to_owned()));
             Ok(())
         })
         .principal(|parts| parts.extensions.get::<User>().map(|user| user.0.to_owned()));
@@ -70,8 +83,9 @@ fn error(id: &str, rpc: i32, message: &str, code: &str) -> String {
 
 #[tokio::test]
 async fn a_whole_session_through_the_layer() {
-    let (orders, kept, failing) = (Orders::default(), Kept::default(), Arc::default());
-    let app = router(orders.clone(), kept.clone(), Arc::clone(&failing));
+    let (orders, sunk, failing) = (Orders::default(), Sunk::default(), Arc::default());
+    let app = router(orders.clone(), sunk.clone(), Arc::clone(&failing));
+    let kept = sunk.kept;
 
     // initialize: rmcp issues a session; the record of the request that
     // asked for it cannot call it witnessed yet.
@@ -262,6 +276,99 @@ async fn a_whole_session_through_the_layer() {
     );
 }
 
+/// An outcome as the sink got it, less what changes from run to run: when
+/// the request came, how long it took, which host served it (the process is
+/// this one).
+fn settled((outcome, line): &(Value, String)) -> Value {
+    assert_eq!(&serde_json::from_str::<Value>(line).unwrap(), outcome);
+    assert_eq!(outcome["pid"], std::process::id());
+    assert!(outcome["ms"].as_f64().is_some_and(|ms| ms >= 0.0), "{line}");
+    let mut outcome = outcome.clone();
+    for varying in ["receivedAt", "ms", "pid", "host"] {
+        outcome.as_object_mut().unwrap().remove(varying);
+    }
+    outcome
+}
+
+#[tokio::test]
+async fn each_exchange_has_its_outcome_once_its_answer_is_over() {
+    let sunk = Sunk::default();
+    let app = router(Orders::default(), sunk.clone(), Arc::default());
+    let initialized = send(&app, "POST", None, Some(INITIALIZE)).await.unwrap();
+    let issued = initialized.session.expect("rmcp issues a session");
+    let session = Some(issued.as_str());
+    send(&app, "POST", session, Some(INITIALIZED))
+        .await
+        .unwrap();
+    // A call rmcp serves, and one it refuses: a prompt, which this server has none of.
+    send(&app, "POST", session, Some(CALL)).await.unwrap();
+    let unknown = r#"{"jsonrpc":"2.0","id":3,"method":"prompts/get","params":{"name":"none"}}"#;
+    let refused = send(&app, "POST", session, Some(unknown)).await.unwrap();
+    let code = data(&refused)["error"]["code"].clone();
+    assert!(code.is_i64(), "{}", refused.body);
+    // A body past maxBodyBytes, answered by the layer itself.
+    let large = format!(
+        r#"{{"jsonrpc":"2.0","id":5,"method":"ping","params":{{"pad":"{}"}}}}"#,
+        "x".repeat(70_000)
+    );
+    send(&app, "POST", session, Some(&large)).await.unwrap();
+    let outcomes: Vec<Value> = lock(&sunk.outcomes).iter().map(settled).collect();
+    let outcome = |status: u16, requests: Value| json!({"kind": "outcome", "status": status, "requests": requests, "sessionId": issued});
+    assert_eq!(
+        outcomes,
+        [
+            outcome(200, json!([{"id": 1, "answer": "result"}])),
+            outcome(202, json!([])),
+            outcome(200, json!([{"id": 2, "answer": "result"}])),
+            outcome(200, json!([{"id": 3, "answer": "error", "code": code}])),
+            json!({"kind": "outcome", "status": 413, "refused": "body-too-large", "requests": [], "sessionId": issued}),
+        ]
+    );
+    // Given once the answer is over, not while it is under way.
+    let request = Request::post("/mcp")
+        .header("host", "localhost")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-session-id", &issued)
+        .body(Body::from(CALL.replace(r#""id":2"#, r#""id":4"#)))
+        .unwrap();
+    let answer = app.clone().oneshot(request).await.unwrap();
+    assert_eq!(lock(&sunk.outcomes).len(), 5);
+    axum::body::to_bytes(answer.into_body(), usize::MAX)
+        .await
+        .unwrap();
+    let last = settled(&lock(&sunk.outcomes)[5]);
+    assert_eq!(last, outcome(200, json!([{"id": 4, "answer": "result"}])));
+}
+
+#[tokio::test]
+async fn a_sink_that_fails_on_an_outcome_changes_nothing_of_the_answer_sent() {
+    let layer = ProvenanceLayer::from_value(&json!({}))
+        .unwrap()
+        .audit(|account, _line| match account {
+            Account::Message(_) => Ok(()),
+            Account::Outcome(_) => Err(AuditError::new("store-down")),
+        });
+    let answer = r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"no such tool"}}"#;
+    let server = tower::service_fn(move |_: Request<Body>| async move {
+        let response = Response::builder()
+            .header("content-type", "application/json")
+            .body(Body::from(answer))
+            .unwrap();
+        Ok::<_, std::convert::Infallible>(response)
+    });
+    let request = Request::post("/mcp")
+        .header("content-type", "application/json")
+        .body(Body::from(CALL))
+        .unwrap();
+    let got = layer.layer(server).oneshot(request).await.unwrap();
+    assert_eq!(got.status(), StatusCode::OK);
+    let body = axum::body::to_bytes(Body::new(got.into_body()), usize::MAX)
+        .await
+        .unwrap();
+    assert_eq!(body, answer.as_bytes());
+}
+
 /// A body that gives its first piece, then fails.
 struct Broken(Option<Bytes>);
 
@@ -340,7 +447,7 @@ async fn json_answers_are_held_whole_and_a_broken_one_is_not_passed_on() {
 
 #[tokio::test]
 async fn what_the_layer_does_not_watch_passes_as_it_came() {
-    let app = router(Orders::default(), Kept::default(), Arc::default());
+    let app = router(Orders::default(), Sunk::default(), Arc::default());
     let request = Request::post("/token")
         .body(Body::from("grant_type=x"))
         .unwrap();

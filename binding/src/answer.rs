@@ -19,7 +19,8 @@
 //! messages := size:u32 count:u32 (account:str id:opt (Refused | line start:u32 tail:u32)){count}
 //!            (size: the bytes after it, so that JS can keep them and read them when asked;
 //!            where the message stands in what goes on, units from its start and after its
-//!            end, and whether that text is one line as it is: LineKind)
+//!            end, and whether that text is a line's as it is, or how the core makes the
+//!            line's of it: LineKind)
 //! opt     := 0 | 1 str
 //! str     := len:u32 utf8[len]
 //! ```
@@ -38,7 +39,7 @@ use mcp_provenance::edit::{Edit, Put, Target};
 #[cfg(feature = "filter")]
 use mcp_provenance::json;
 #[cfg(feature = "filter")]
-use mcp_provenance::wire::{Outcome, Seen, Verdict};
+use mcp_provenance::wire::{AuditArguments, Outcome, Seen, Verdict};
 #[cfg(feature = "filter")]
 use std::borrow::Cow;
 
@@ -129,9 +130,22 @@ kinds! {
 #[cfg(feature = "filter")]
 kinds! {
     /// What a message's log line is made of: none (the message was refused),
-    /// its text as it goes on (one line already), or that text put on one
-    /// line by the core (`Shown::Line`), only when the line is read.
-    LineKind as "lineKinds" { Refused, OneLine, Spread }
+    /// its text as it goes on (one line already), or what the core makes
+    /// of that text (`lineHead`), only when the line is read: put on one
+    /// line, or that and its arguments digested or dropped (WIRE-9).
+    LineKind as "lineKinds" { Refused, OneLine, Spread, Digest, Drop }
+}
+
+#[cfg(feature = "filter")]
+impl LineKind {
+    /// What a line of the kind `byte` holds of its message's arguments.
+    pub(super) fn arguments(byte: u8) -> AuditArguments {
+        match byte {
+            b if b == LineKind::Digest as u8 => AuditArguments::Digest,
+            b if b == LineKind::Drop as u8 => AuditArguments::Drop,
+            _ => AuditArguments::Keep,
+        }
+    }
 }
 
 /// Every kind an answer's bytes stand for, for the description.
@@ -361,14 +375,18 @@ impl Answer<'_> {
             let text = seen.forwarded.clone().and_then(|at| forwarded.get(at));
             match place {
                 Some((start, tail)) => {
-                    // Whether the text is a log line's as it is, or has to be
-                    // put on one line (by the core, when JS asks for the line).
-                    let one = text.is_none_or(json::is_one_line);
-                    self.u8(if one {
-                        LineKind::OneLine
-                    } else {
-                        LineKind::Spread
-                    } as u8);
+                    // Whether the text is a log line's as it is, or the core
+                    // makes the line's of it when JS asks for the line: put
+                    // on one line, its arguments left out (WIRE-9).
+                    let kind = match seen.audit_arguments {
+                        AuditArguments::Digest => LineKind::Digest,
+                        AuditArguments::Drop => LineKind::Drop,
+                        AuditArguments::Keep if text.is_none_or(json::is_one_line) => {
+                            LineKind::OneLine
+                        }
+                        AuditArguments::Keep => LineKind::Spread,
+                    };
+                    self.u8(kind as u8);
                     self.u32(u32::try_from(start).unwrap_or(u32::MAX));
                     self.u32(u32::try_from(tail).unwrap_or(u32::MAX));
                 }

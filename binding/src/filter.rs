@@ -11,12 +11,14 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use mcp_provenance::message::Unreadable;
-use mcp_provenance::wire::{CHECK_USAGE, Capture, CheckCommand, FilterContext, Printed, SAME_FILE};
-use mcp_provenance::{Error, json, text};
+use mcp_provenance::wire::{
+    self, CHECK_USAGE, Capture, CheckCommand, FilterContext, Printed, SAME_FILE,
+};
+use mcp_provenance::{Error, text};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
-use crate::answer::Answer;
+use crate::answer::{Answer, LineKind};
 use crate::{WHAT, thrown, within};
 
 /// A JS value, a plain JSON copy, as the `serde_json::Value` the core's
@@ -243,8 +245,11 @@ pub fn visible(text: &str, json: bool) -> String {
     text::visible(text, json)
 }
 
-/// JSON text on one line, a log line's message (AI-13).
-#[wasm_bindgen(js_name = oneLine)]
-pub fn one_line(text: &str) -> String {
-    json::one_line(text).into_owned()
+/// The members a message's log line opens with, made when JS reads the
+/// line: `"message"`, its `text` as it goes on put on one line (AI-13), its
+/// arguments left out as its line's `kind` (a byte of the outcome,
+/// `LineKind`) says, and then `"auditArguments"` (WIRE-9).
+#[wasm_bindgen(js_name = lineHead)]
+pub fn line_head(text: &str, kind: u8) -> String {
+    wire::line_head(text, LineKind::arguments(kind))
 }

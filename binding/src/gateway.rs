@@ -259,4 +259,20 @@ impl Exchange {
     pub fn end(&mut self) -> JsValue {
         stepped(&self.exchange.end())
     }
+
+    /// Keeps what the client gets for each request that goes on: called
+    /// before `admit` by a middleware with an audit sink.
+    #[wasm_bindgen(js_name = keepOutcome)]
+    pub fn keep_outcome(&mut self) {
+        self.exchange.keep_outcome();
+    }
+
+    /// The exchange's outcome account as its JSON line, once the answer is
+    /// over: `ms` how long it took, `pid` and `host` the worker's, where
+    /// the runtime has them; `undefined` unless `keepOutcome` was called.
+    pub fn outcome(&self, ms: f64, pid: Option<u32>, host: Option<String>) -> Option<String> {
+        (self.exchange)
+            .outcome(ms, pid, host.as_deref())
+            .map(|outcome| outcome.json())
+    }
 }

@@ -29,6 +29,14 @@ export interface FilterOptions {
   maxBatch?: number;
   /** The deepest a message may nest (WIRE-4): 8 to 4,096, default 128. */
   maxDepth?: number;
+  /**
+   * What each of `lines` holds of its message's `params.arguments`, whatever the method
+   * (`tools/call`, `prompts/get`, any other) (WIRE-9): `"keep"` (the default) the message whole;
+   * `"digest"` the arguments replaced by `{"sha256": "<hex>", "bytes": <length>}` of their JSON
+   * text as it goes on; `"drop"` left out. A line that left them out says so
+   * (`auditArguments`). Accounts, records and what goes on are the same under every choice.
+   */
+  auditArguments?: "keep" | "digest" | "drop";
 }
 
 /** What the gateway knows of a body: recorded as witnessed. */
@@ -56,6 +64,8 @@ export type Body = string | Uint8Array;
 export interface MessageAccount {
   /** The message as it goes on (absent when refused). Parsed from the exact text: `JSON.parse` may round big numbers. */
   readonly message?: unknown;
+  /** In a line whose message's `params.arguments` were left out, how (the filter's `auditArguments`, WIRE-9). */
+  readonly auditArguments?: "digest" | "drop";
   /** Its place in a batch. */
   readonly index?: number;
   readonly kind: "request" | "notification" | "response" | "malformed";
@@ -69,6 +79,55 @@ export interface MessageAccount {
   /** What the filter changed in it. */
   readonly changes: Change[];
 }
+
+/** What one request that went on got, as the client got it (in an {@link OutcomeAccount}). */
+export interface RequestOutcome {
+  /** Its JSON-RPC id, as its message's account has it. */
+  readonly id: string | number;
+  /**
+   * A result; a JSON-RPC error (the app's, or the middleware's in its stead); or no answer seen
+   * (the app ended without one, the client left first, or the answer went on unread: `echo:
+   * false`, a media type no client reads a message from). A client takes the first answer to its
+   * request: so does the outcome.
+   */
+  readonly answer: "result" | "error" | "unseen";
+  /** The error's `code`, when it is an integer. */
+  readonly code?: number;
+}
+
+/**
+ * What became of one exchange, once its answer was over (sent, or the client gone, or the app
+ * failed): the account an audit sink gets after those of the body's messages, `JSON.parse` of
+ * its line. A call the app refused reads as its error, never as served. Only for a POST the
+ * middleware read, and only with a sink.
+ * @example
+ * {"kind":"outcome","status":200,"requests":[{"id":1,"answer":"result"},{"id":2,"answer":"error","code":-32602}],"receivedAt":"2026-04-12T13:20:00.123Z","ms":4.217,"pid":4242,"host":"web-1"}
+ */
+export interface OutcomeAccount {
+  readonly kind: "outcome";
+  /** The HTTP status the client was sent; absent when nothing was (the client left, the app failed, first). */
+  readonly status?: number;
+  /**
+   * Why the middleware answered in the app's stead, or put its errors in place of the app's answer:
+   * its own code (`body-too-large`, `answer-unreadable`, …), the audit sink's, or the code of the
+   * filter's refusal of the whole body (`parse-error`, …).
+   */
+  readonly refused?: string;
+  /** Each request that went on, in the body's order (none when nothing went on). */
+  readonly requests: RequestOutcome[];
+  /** When the request was received, as its records say. */
+  readonly receivedAt?: string;
+  /** The session the app issued that the request named (or its answer issued). */
+  readonly sessionId?: string;
+  /** How long the exchange took, from the request to the answer's end, in milliseconds (to the microsecond). */
+  readonly ms: number;
+  /** The process that served it, and its host's name, where the runtime says (Node, Deno, Bun). */
+  readonly pid?: number;
+  readonly host?: string;
+}
+
+/** What an audit sink is handed: a message's account, or an exchange's outcome (`kind` tells which). */
+export type Account = MessageAccount | OutcomeAccount;
 
 /** What every outcome carries. */
 interface Accounted {
@@ -226,6 +285,14 @@ export interface GatewayExchange {
   finish(piece: Body): Step;
   /** The app's answer has ended. */
   end(): Step;
+  /** Keeps what the client gets for each request that goes on, for `outcome`: call it before `admit`, with an audit sink. */
+  keepOutcome(): void;
+  /**
+   * The exchange's {@link OutcomeAccount} as its JSON line, once the answer is over: `ms` how long
+   * it took, `pid` and `host` the worker's (left out when undefined); undefined unless `keepOutcome`
+   * was called.
+   */
+  outcome(ms: number, pid?: number, host?: string): string | undefined;
 }
 
 /** The core of an HTTP middleware, made by {@link createGateway}. */

@@ -8,8 +8,8 @@ import { Answer } from "./lib/answer.mjs";
 import { call, instance } from "./lib/filter.mjs";
 import { table } from "./table.mjs";
 
-/** A message's JSON text on one line, as a log line holds it: the core's (AI-13), asked only when a line is read. */
-const oneLine = (text) => call((glue) => glue.oneLine(text));
+/** A log line's first members for a message's JSON text: on one line (AI-13), its arguments left out (WIRE-9); the core's, asked only when a line is read. */
+const lineHead = (text, kind) => call((glue) => glue.lineHead(text, kind));
 
 const encoder = new TextEncoder();
 /** The module's room for a body, as a view (binding/src/filter.rs `bodyRoom`). */
@@ -169,7 +169,7 @@ export function createFilter(options) {
     const given = context === undefined ? undefined : copied(context);
     const made = current();
     const outcome = call((glue) => made.filter(write(glue, body), typeof body === "string", given));
-    return new Answer(outcome, 0).outcome(body, oneLine);
+    return new Answer(outcome, 0).outcome(body, lineHead);
   }
   filter.echo = function echo(answer, forwarded) {
     if (typeof answer !== "string" && !(answer instanceof Uint8Array)) throw notABody();
@@ -255,7 +255,7 @@ class Exchange {
     if (typeof body !== "string" && !(body instanceof Uint8Array)) throw notABody();
     const { receivedAt, principal } = context ?? {};
     const out = this.#call((inner, glue) => inner.admit(write(glue, body), typeof body === "string", text(receivedAt), text(principal)));
-    return new Answer(out, 0).outcome(body, oneLine);
+    return new Answer(out, 0).outcome(body, lineHead);
   }
 
   /** The answer to a body the filter refused; undefined when it went on. */
@@ -282,6 +282,19 @@ class Exchange {
 
   /** The app's answer has ended. */
   end() { return stepOf(this.#call((inner) => inner.end()), NOTHING); }
+
+  /** Keeps what the client gets for each request that goes on, for `outcome`: before `admit`, with an audit sink. */
+  keepOutcome() { this.#call((inner) => inner.keepOutcome()); }
+
+  /**
+   * The exchange's outcome account, its JSON line, once the answer is over: `ms` how long it took,
+   * `pid` and `host` the worker's (each left out when not a process id, or not text); undefined
+   * unless `keepOutcome` was called.
+   */
+  outcome(ms, pid, host) {
+    const id = Number.isInteger(pid) && pid >= 0 && pid <= 0xffff_ffff ? pid : undefined;
+    return this.#call((inner) => inner.outcome(Number(ms), id, text(host)));
+  }
 }
 
 /**

@@ -11,7 +11,7 @@
  * app as they came, their answers echoed; the client's `Host` and `Origin` are the app's to judge.
  * Every decision is the core's (`createGateway` in mcp-provenance/gateway); the middlewares move bytes.
  */
-import type { Forward, GatewayOptions, MessageAccount, Reject, RefusalCode } from "./gateway.js";
+import type { Account, Forward, GatewayOptions, MessageAccount, Reject, RefusalCode } from "./gateway.js";
 
 /**
  * Why the middleware answered in the app's stead (the body past `maxBodyBytes`, read before the
@@ -36,9 +36,13 @@ export type MiddlewareCode =
  * declares it, a second parameter (as Express tells an error handler by its four). When it throws
  * or rejects, nothing goes to the app: each request is answered with a JSON-RPC error `-32603`,
  * `data.code` the error's own `code` (a string) or `"audit-failed"`, and stderr says so once,
- * without the error's text.
+ * without the error's text. Then, once the answer to a body the middleware read is over (sent, or
+ * the client gone, or the app failed), it is called once more with the exchange's outcome
+ * (`kind: "outcome"`, an `OutcomeAccount`): the status sent, and what each request got as the
+ * client got it, so that a call the app refused never reads as served. What it throws then
+ * changes nothing of the answer: stderr says so once. `account.kind` tells the two apart.
  */
-export type AccountSink = (account: MessageAccount, line: string) => void | Promise<void>;
+export type AccountSink = (account: Account, line: string) => void | Promise<void>;
 
 /** What both middlewares take: the filter's options and their own, all checked by the core when the middleware is made. */
 export interface HttpOptions extends GatewayOptions {
@@ -66,7 +70,7 @@ export interface HttpOptions extends GatewayOptions {
    * strips its mount (under `app.use("/mcp", ...)` the endpoint is `"/"`), or a `Request`'s URL.
    */
   paths?: string[];
-  /** Each message's account, before the app sees the body. */
+  /** Each message's account, before the app sees the body; then the exchange's outcome, once its answer is over. */
   audit?: AccountSink;
 }
 

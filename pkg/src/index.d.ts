@@ -33,7 +33,7 @@ export type RuleId =
   | "UI-1" | "UI-2" | "UI-3" | "UI-4" | "UI-5" | "UI-6" | "UI-7" | "UI-8"
   | "TXT-1"
   | "COR-1" | "COR-2" | "COR-3" | "COR-4" | "COR-5"
-  | "WIRE-1" | "WIRE-2" | "WIRE-3" | "WIRE-4" | "WIRE-5" | "WIRE-6" | "WIRE-7" | "WIRE-8";
+  | "WIRE-1" | "WIRE-2" | "WIRE-3" | "WIRE-4" | "WIRE-5" | "WIRE-6" | "WIRE-7" | "WIRE-8" | "WIRE-9";
 
 /** The stable code of a diagnostic. */
 export type DiagnosticCode =

@@ -34,13 +34,16 @@ from __future__ import annotations
 
 import inspect
 import logging
-from typing import Any, Awaitable, Callable, Dict, List, Optional, Sequence, Tuple, Union, cast
+import os
+import socket
+import time
+from typing import Any, Awaitable, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union, cast
 
 from ._asgi_io import AsgiMessage, Gone, Receive, Scope, Send, forwarded, read_body, received_at, respond, route_path
 from ._asgi_witnessed import authenticated_user
-from ._native import Exchange, Gateway
+from ._native import Exchange, Filter, Gateway
 from .errors import ProvenanceValueError
-from .types import Forward, MessageAccount, Outcome, Policy
+from .types import Account, FilterOptions, Forward, Outcome, Policy
 
 __all__ = ["AccountSink", "App", "ProvenanceMiddleware", "Receive", "Scope", "Send", "authenticated_user"]
 
@@ -49,8 +52,10 @@ App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 #: Called with each message's account (its kind, id, record, changes, why it was refused)
 #: and its log line (one line of JSON: the account and the message as forwarded), before
-#: the app sees the body; what it raises refuses the body.
-AccountSink = Callable[[MessageAccount, str], Union[None, Awaitable[None]]]
+#: the app sees the body; what it raises refuses the body. Then, once the answer is over,
+#: with the exchange's outcome (``kind`` ``"outcome"``) and its line; what it raises then is
+#: logged, and changes nothing of the answer sent.
+AccountSink = Callable[[Account, str], Union[None, Awaitable[None]]]
 
 #: How many bytes of a request body are read, unless told otherwise (as the prototype gateway).
 MAX_BODY_BYTES = 1 << 20
@@ -61,6 +66,32 @@ MAX_SESSIONS = 10_000
 
 #: Where the middleware tells the operator of a body it refused because it could not audit it.
 LOGGER = logging.getLogger("mcp_provenance")
+
+#: The host this worker runs on, as an outcome names it.
+HOST = socket.gethostname()
+
+
+class _Worker:
+    """This process's id, as an outcome names it: read once, and again in each child a fork
+    makes (a worker of gunicorn's or uvicorn's)."""
+
+    pid = os.getpid()
+
+    @classmethod
+    def forked(cls) -> None:
+        cls.pid = os.getpid()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_Worker.forked)
+
+
+def _unkept(failure: Exception) -> None:
+    """Says once, on the ``mcp_provenance`` logger, that an outcome was not kept: the
+    failure's kind and code, not its text."""
+    code = getattr(failure, "code", None)
+    code = code if isinstance(code, str) else "audit-failed"
+    LOGGER.error("an exchange's outcome was not kept: its audit failed (%s, code %r)", type(failure).__qualname__, code[:64])
 
 
 class ProvenanceMiddleware:
@@ -73,9 +104,16 @@ class ProvenanceMiddleware:
     below one is the endpoint's too, as a ``Mount`` serves it), matched without the
     ``root_path`` a server or a ``Mount`` put before it; ``None``, the default, filters a POST
     to any path, so that no MCP endpoint the app serves is passed over: an app that takes other
-    POSTs (OAuth's ``/token`` and ``/register``, a form) names its MCP paths. ``policy``,
-    ``lift_legacy``, ``invocation_keys``, ``ui_keys``, ``max_batch`` and ``max_depth`` are the
-    :class:`~mcp_provenance.types.FilterOptions` of every runtime; all are checked now.
+    POSTs (OAuth's ``/token`` and ``/register``, a form) names its MCP paths.
+
+    ``options`` is the filter's options document (:class:`~mcp_provenance.types.FilterOptions`),
+    the one every runtime reads: ``Filter(options)``, npm's ``createFilter``, ContextForge's
+    ``MCP_PROVENANCE_OPTIONS``; every option of the filter is given there (``auditArguments``,
+    what audit lines hold of a message's arguments, among them). The keyword arguments are the
+    middleware's own; ``policy``, ``lift_legacy``, ``invocation_keys``, ``ui_keys``,
+    ``max_batch`` and ``max_depth`` stay too, for the code that gives them so, each a spelling of
+    one member of ``options`` (an option given both ways is refused: one of them would be
+    silently not in force), and no filter option added since has one. All is checked now.
 
     A body past ``max_body_bytes`` is answered 413 and nothing of it read past the bound. A
     body the filter refuses whole (not UTF-8 JSON by its headers: 415; not JSON; too deep)
@@ -95,6 +133,14 @@ class ProvenanceMiddleware:
     not passed on: each request of the body gets a -32603 error instead. ``echo=False`` leaves
     results as the app made them.
 
+    Once the answer to a body it read is over (sent, or the client gone, or the app failed),
+    ``audit`` gets one more account, the exchange's outcome
+    (:class:`~mcp_provenance.types.OutcomeAccount`): the status sent, the middleware's own code
+    when it answered in the app's stead, and what each request that went on got, as the client
+    got it (``"result"``, ``"error"`` with its ``code``, or ``"unseen"``), so that a call the app
+    refused never reads as served; with the time taken and the worker (``pid``, ``host``). What
+    ``audit`` raises then is logged, and changes nothing. Without ``audit`` no outcome is kept.
+
     A record's ``witnessed`` has the ``Mcp-Session-Id`` a request names only once the app
     itself issued it on a successful answer (forgotten only on a DELETE it accepted; at most
     ``max_sessions`` at once), and the ``principal`` that ``principal(scope)`` gives:
@@ -105,26 +151,31 @@ class ProvenanceMiddleware:
     Traceback (most recent call last):
     ...
     mcp_provenance.errors.ProvenanceValueError: option `paths[0]` must begin with "/"
+    >>> ProvenanceMiddleware(lambda scope, receive, send: None, options={"maxDepth": 64}, max_depth=32)
+    Traceback (most recent call last):
+    ...
+    mcp_provenance.errors.ProvenanceValueError: option `maxDepth` is given twice, in `options` and as `max_depth`: give it once
     """
 
-    def __init__(self, app: App, *, policy: Optional[Policy] = None, audit: Optional[AccountSink] = None,
-                 paths: Optional[Sequence[str]] = None, lift_legacy: bool = False,
-                 invocation_keys: Optional[Sequence[str]] = None, ui_keys: Optional[Sequence[str]] = None,
-                 max_batch: Optional[int] = None, max_depth: Optional[int] = None, echo: bool = True,
+    def __init__(self, app: App, *, options: Optional[FilterOptions] = None, audit: Optional[AccountSink] = None,
+                 paths: Optional[Sequence[str]] = None, echo: bool = True,
                  principal: Callable[[Scope], Optional[str]] = authenticated_user,
                  max_body_bytes: int = MAX_BODY_BYTES, max_answer_bytes: int = MAX_ANSWER_BYTES,
-                 max_sessions: int = MAX_SESSIONS) -> None:
+                 max_sessions: int = MAX_SESSIONS, policy: Optional[Policy] = None, lift_legacy: Optional[bool] = None,
+                 invocation_keys: Optional[Sequence[str]] = None, ui_keys: Optional[Sequence[str]] = None,
+                 max_batch: Optional[int] = None, max_depth: Optional[int] = None) -> None:
         # The two options that are functions, checked as every runtime checks them.
         for name, function in (("audit", audit), ("principal", principal)):
             if function is not None and not callable(function):
                 raise ProvenanceValueError(f"option `{name}` must be a function", "invalid-option")
-        given = {"policy": policy, "liftLegacy": lift_legacy, "invocationKeys": invocation_keys, "uiKeys": ui_keys,
-                 "maxBatch": max_batch, "maxDepth": max_depth, "echo": echo, "maxBodyBytes": max_body_bytes,
-                 "maxAnswerBytes": max_answer_bytes, "maxSessions": max_sessions, "paths": paths}
-        options: Dict[str, Any] = {name: list(value) if isinstance(value, tuple) else value
-                                   for name, value in given.items() if value is not None}
+        document = _filter_options(options, {"policy": policy, "lift_legacy": lift_legacy,
+                                             "invocation_keys": invocation_keys, "ui_keys": ui_keys,
+                                             "max_batch": max_batch, "max_depth": max_depth})
+        own = {"echo": echo, "maxBodyBytes": max_body_bytes, "maxAnswerBytes": max_answer_bytes,
+               "maxSessions": max_sessions, "paths": paths}
+        document.update((name, _listed(value)) for name, value in own.items() if value is not None)
         self.app = app
-        self._gateway = Gateway(options)
+        self._gateway = Gateway(document)
         self._audit = audit
         self._principal = principal
         self._echo = echo
@@ -137,12 +188,28 @@ class ProvenanceMiddleware:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
+        began = time.perf_counter() if self._audit is not None else 0.0
         exchange = self._gateway.begin(scope["method"], route_path(scope), scope["headers"])
         start = exchange.start
         if start == "pass":
             return await self.app(scope, receive, send)
         if start == "watch":
             return await self.app(scope, receive, _Back(exchange, send))
+        if self._audit is None:
+            return await self._read(exchange, scope, receive, send)
+        # With a sink, what became of the exchange once its answer is over: sent, or the
+        # client gone, or the app failed.
+        exchange.keep_outcome()
+        try:
+            await self._read(exchange, scope, receive, send)
+        finally:
+            kept = self._ended(exchange, began)
+            if kept is not None:
+                await self._kept(kept)
+
+    async def _read(self, exchange: Exchange, scope: Scope, receive: Receive, send: Send) -> None:
+        """A POST the middleware reads: its body filtered and audited, then the app's answer
+        through the exchange; or the middleware's own answer."""
         if exchange.declared_too_large:
             # The rest of the body is not read: the connection cannot carry another request.
             return await respond(send, exchange.too_large())
@@ -182,6 +249,59 @@ class ProvenanceMiddleware:
                          len(outcome["messages"]), type(failure).__qualname__, code[:64])
             return code
         return None
+
+    def _ended(self, exchange: Exchange, began: float) -> Optional[Awaitable[None]]:
+        """Hands the exchange's outcome and its line to ``audit``, after the body's accounts:
+        the status sent, what each request got as the client got it; what an async sink
+        returns, to await. The answer is gone by then: a failure of the sink changes nothing
+        of it, and is logged once at ERROR on the ``mcp_provenance`` logger, without its text."""
+        ended = exchange.outcome((time.perf_counter() - began) * 1000, _Worker.pid, HOST)
+        if ended is None or self._audit is None:
+            return None
+        try:
+            kept = self._audit(*ended)
+        except Exception as failure:
+            _unkept(failure)
+            return None
+        return kept if kept is not None and inspect.isawaitable(kept) else None
+
+    @staticmethod
+    async def _kept(kept: Awaitable[None]) -> None:
+        """An async sink's keeping of an outcome, awaited; its failure logged."""
+        try:
+            await kept
+        except Exception as failure:
+            _unkept(failure)
+
+
+#: The filter options the middleware takes as keywords too, by keyword: each its member of ``options``.
+FILTER_KEYWORDS = {"policy": "policy", "lift_legacy": "liftLegacy", "invocation_keys": "invocationKeys",
+                   "ui_keys": "uiKeys", "max_batch": "maxBatch", "max_depth": "maxDepth"}
+
+
+def _listed(value: Any) -> Any:
+    """A tuple as the list JSON has; any other value as it is."""
+    return list(value) if isinstance(value, tuple) else value
+
+
+def _filter_options(options: Optional[FilterOptions], keywords: Mapping[str, Any]) -> Dict[str, Any]:
+    """The filter's options document: ``options``, checked by the core as a filter's (a
+    member that is no filter option is refused, the middleware's own among them), with each
+    filter keyword given (``keywords``, not ``None``) as its member; one given both ways is
+    refused."""
+    document: Dict[str, Any] = {}
+    if options is not None:
+        Filter(options)
+        document.update(options)
+    for keyword, name in FILTER_KEYWORDS.items():
+        value = keywords[keyword]
+        if value is None:
+            continue
+        if document.get(name) is not None:
+            raise ProvenanceValueError(f"option `{name}` is given twice, in `options` and as `{keyword}`: give it once",
+                                       "invalid-option")
+        document[name] = _listed(value)
+    return document
 
 
 class _Back:

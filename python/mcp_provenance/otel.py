@@ -37,7 +37,7 @@ except ImportError as missing:
     ) from missing
 
 from .errors import ProvenanceError
-from .types import AuditRecord, MessageAccount
+from .types import Account, AuditRecord
 
 __all__ = ["otel_account_sink", "otel_attributes", "otel_sink", "parent_span_context"]
 
@@ -49,7 +49,7 @@ ID_KINDS = ("conversation", "turn", "request", "user", "organization")
 #: What :func:`otel_sink` makes: the server middlewares' ``audit``, called with a record and its request.
 RecordSink = Callable[[AuditRecord, Dict[str, Any]], None]
 #: What :func:`otel_account_sink` makes: the ASGI middleware's ``audit``, called with an account and its line.
-AccountSink = Callable[[MessageAccount, str], None]
+AccountSink = Callable[[Account, str], None]
 
 
 def otel_attributes(record: AuditRecord, *, free_text: bool = False) -> Dict[str, AttributeValue]:
@@ -164,7 +164,7 @@ def otel_account_sink(tracer_provider: Optional[trace.TracerProvider] = None, *,
     """:func:`otel_sink` as the ``audit`` of :class:`mcp_provenance.asgi.ProvenanceMiddleware`,
     which hands it each message of a body as the filter accounts for it, with its log line: a
     span for each request and notification that goes on, as the npm gateway traces them. A
-    response, or a message the filter refused, has no record to export.
+    response, a message the filter refused, or an exchange's outcome has no record to export.
 
     >>> from opentelemetry.sdk.trace import TracerProvider
     >>> from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -184,9 +184,9 @@ def otel_account_sink(tracer_provider: Optional[trace.TracerProvider] = None, *,
     """
     export = _exporter(tracer_provider, free_text)
 
-    def audit(account: MessageAccount, line: str) -> None:
+    def audit(account: Account, line: str) -> None:
         # The line holds the message as forwarded: the record is the whole of what is exported.
-        if "record" in account and "refused" not in account:
+        if account["kind"] != "outcome" and "record" in account and "refused" not in account:
             export(account["record"])
 
     return audit

@@ -207,6 +207,11 @@ class FilterOptions(TypedDict, total=False):
     maxBatch: int
     #: The deepest a message may nest (WIRE-4): 8 to 4,096, default 128.
     maxDepth: int
+    #: What each audit line holds of its message's ``params.arguments``, whatever the method
+    #: (WIRE-9): the message whole (``"keep"``, the default); ``{"sha256": ..., "bytes": ...}``
+    #: of their JSON text as it goes on (``"digest"``); nothing (``"drop"``). A line that left
+    #: them out says so (its ``auditArguments``); accounts, records and what goes on are the same.
+    auditArguments: Literal["keep", "digest", "drop"]
 
 
 class _AccountBase(TypedDict):
@@ -224,6 +229,47 @@ class MessageAccount(_AccountBase, total=False):
     refused: str
     record: AuditRecord
     diagnostics: List[Diagnostic]
+
+
+class _RequestOutcomeBase(TypedDict):
+    id: Union[str, int, float]
+    #: A result, a JSON-RPC error (the app's, or the middleware's in its stead), or no
+    #: answer seen (the app ended without one, the client left, the answer passed unread).
+    answer: Literal["result", "error", "unseen"]
+
+
+class RequestOutcome(_RequestOutcomeBase, total=False):
+    """What one request that went on got, as the client got it."""
+
+    #: The error's ``code``, when it is an integer.
+    code: int
+
+
+class _OutcomeBase(TypedDict):
+    kind: Literal["outcome"]
+    requests: List[RequestOutcome]
+    #: How long the exchange took, from the request to the answer's end, in milliseconds.
+    ms: float
+
+
+class OutcomeAccount(_OutcomeBase, total=False):
+    """What became of an exchange, once its answer was over: the account an audit sink gets
+    after those of the body's messages."""
+
+    #: The HTTP status the client was sent (none when nothing was).
+    status: int
+    #: Why the middleware answered in the app's stead: its own code, the audit sink's, or the
+    #: filter's refusal of the whole body.
+    refused: str
+    receivedAt: str
+    sessionId: str
+    pid: int
+    host: str
+
+
+#: What an audit sink is handed: a message's account, or an exchange's outcome (``kind``
+#: tells which).
+Account = Union[MessageAccount, OutcomeAccount]
 
 
 class _Outcome(TypedDict):

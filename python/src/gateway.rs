@@ -9,6 +9,7 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
 use super::filter::{detached, outcome};
 use super::options;
+use super::write::json;
 use mcp_provenance::wire::{self, Answer, Own, Piece, Start, Step};
 
 /// A header pair of ASGI's, as text: its bytes read as Latin-1.
@@ -229,6 +230,30 @@ impl PyExchange {
     fn end<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         let step = self.exchange.end();
         self.step(py, step, &[])
+    }
+
+    /// Keeps what the client gets for each request that goes on, for
+    /// `outcome`: called before `admit` by a middleware with an audit sink.
+    fn keep_outcome(&mut self) {
+        self.exchange.keep_outcome();
+    }
+
+    /// The exchange's outcome, once the answer is over: `(account, line)`,
+    /// the account as a dict and its JSON line; `ms` how long it took, `pid`
+    /// and `host` the worker's. `None` unless `keep_outcome` was called.
+    #[pyo3(signature = (ms, pid = None, host = None))]
+    fn outcome<'py>(
+        &self,
+        py: Python<'py>,
+        ms: f64,
+        pid: Option<u32>,
+        host: Option<&str>,
+    ) -> PyResult<Option<(Bound<'py, PyAny>, String)>> {
+        let Some(outcome) = self.exchange.outcome(ms, pid, host) else {
+            return Ok(None);
+        };
+        let line = outcome.json();
+        Ok(Some((json(py, &line)?, line)))
     }
 
     /// The last piece of the app's body, and its end, in one step: `piece`

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import IO, Any, Dict, List, Mapping, Optional
+from typing import IO, Any, Dict, List, Mapping, Optional, Tuple
 
 import httpx2
 
@@ -67,6 +67,33 @@ def stopped(process: "subprocess.Popen[bytes]", log: IO[bytes]) -> None:
         except subprocess.TimeoutExpired:
             continue
     log.close()
+
+
+def copied(folder: Path) -> Path:
+    """A copy of ``examples/contextforge`` (what running it makes left out) in ``folder``;
+    where it is."""
+    ignored = [line for line in (EXAMPLE / ".gitignore").read_text(encoding="utf-8").splitlines()
+               if line and not line.startswith("#")]
+    home = folder / "examples" / "contextforge"
+    shutil.copytree(EXAMPLE, home, ignore=shutil.ignore_patterns(*ignored))
+    return home
+
+
+def ended(block: str, folder: Path, settings: Mapping[str, str]) -> Tuple[int, str, str]:
+    """``block`` run as :class:`Gateway` runs it, in a copy of the example of its own in
+    ``folder``, to its end: its exit status, and what it wrote to stdout and to stderr. A
+    block that has not ended in ``START_SECONDS`` is stopped, every process of it."""
+    copied(folder)
+    port = str(free_port())
+    with open(folder / "stdout.log", "wb") as out, open(folder / "stderr.log", "wb") as err:
+        process = subprocess.Popen(["sh", "-e", "-c", block], cwd=folder, stdout=out, stderr=err, start_new_session=True,
+                                   env={**environment(), "MCG_PORT": port, "PORT": port, **settings})
+        try:
+            process.wait(timeout=START_SECONDS)
+        except subprocess.TimeoutExpired:
+            stopped(process, out)
+    return (process.returncode, (folder / "stdout.log").read_text(encoding="utf-8", errors="replace"),
+            (folder / "stderr.log").read_text(encoding="utf-8", errors="replace"))
 
 
 class Upstream:
@@ -123,11 +150,8 @@ class Gateway:
 
     def __init__(self, block: str, folder: Path, settings: Mapping[str, str]) -> None:
         port = str(free_port())
-        ignored = [line for line in (EXAMPLE / ".gitignore").read_text(encoding="utf-8").splitlines()
-                   if line and not line.startswith("#")]
-        shutil.copytree(EXAMPLE, folder / "examples" / "contextforge", ignore=shutil.ignore_patterns(*ignored))
         #: Where the block runs ContextForge, and where it keeps its settings and files.
-        self.home = folder / "examples" / "contextforge"
+        self.home = copied(folder)
         self.url = f"http://127.0.0.1:{port}"
         self._logged = folder / "gateway.log"
         self._log = open(self._logged, "wb")

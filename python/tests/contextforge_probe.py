@@ -4,7 +4,7 @@ of requests, of settings and of ContextForge's route table. Reads
 ``{"paths": [[root_path, path], ...], "settings": [{variable: value}, ...]}``
 on stdin; writes one JSON line: ``{"paths": [what the gateway does with a POST
 there ("messages", "params completion/complete", "none"...), ...], "settings":
-[the middleware's keyword arguments, or the message that stops the start, ...],
+[the options document the middleware is given, or the message that stops the start, ...],
 "routes": the number of ContextForge's routes, "unclassified": [each route that
 takes a body and is not classified], "body_routes": {handling: [each route that
 takes a body so handled]}, "disagreements": [each request, one to each route that
@@ -34,10 +34,10 @@ from mcp_provenance.errors import ProvenanceError
 
 def answer(settings: Dict[str, str]) -> Union[str, Dict[str, Any]]:
     try:
-        keywords, _ = configured(settings)
+        options, _ = configured(settings)
     except ProvenanceError as refused:
         return str(refused)
-    return keywords
+    return dict(options)
 
 
 def served_by(scope: Dict[str, Any]) -> Optional[str]:

@@ -1,14 +1,19 @@
 """The ASGI middleware: the prototype gateway's hostile cases (exact bytes,
 a bare intent, a batch, a deep body, an oversize body, encodings, a failing
 sink) in front of an app that records what reaches it; the echo on the way
-back, JSON and event streams; what is witnessed; and in front of real
-FastMCP and `mcp` SDK servers, driven by their own clients."""
+back, JSON and event streams; what is witnessed; each exchange's outcome
+once its answer is over; and in front of real FastMCP and `mcp` SDK servers,
+driven by their own clients."""
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import logging
+import os
 import re
+import socket
 import unittest
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple, cast
@@ -30,7 +35,7 @@ from starlette.middleware import Middleware
 from asgi_apps import EVENTS, JSON, App, Message, Receive, Recorder, Scope, Send, exchange, lifespan, result
 from mcp_provenance import AI_INVOCATION_KEY, ProvenanceError
 from mcp_provenance.asgi import ProvenanceMiddleware
-from mcp_provenance.types import MessageAccount, Policy
+from mcp_provenance.types import Account, MessageAccount, OutcomeAccount, Policy
 from servers import META, Store
 
 SECRET = "my salary is 123456"
@@ -63,13 +68,18 @@ def event(data: bytes) -> bytes:
 
 
 class Accounts:
-    """A sink keeping each account and its line."""
+    """A sink keeping each message's account and its line, and each exchange's outcome and
+    its line apart."""
 
     def __init__(self) -> None:
         self.kept: List[Tuple[MessageAccount, str]] = []
+        self.outcomes: List[Tuple[OutcomeAccount, str]] = []
 
-    def __call__(self, account: MessageAccount, line: str) -> None:
-        self.kept.append((account, line))
+    def __call__(self, account: Account, line: str) -> None:
+        if account["kind"] == "outcome":
+            self.outcomes.append((account, line))
+        else:
+            self.kept.append((account, line))
 
     def witnessed(self) -> List[Dict[str, Any]]:
         return [dict(account["record"]["witnessed"]) for account, _ in self.kept if "record" in account]
@@ -142,11 +152,11 @@ class OnTheWayIn(unittest.IsolatedAsyncioTestCase):
         self.assertEqual(app.reached[0].body, smuggled)
 
     async def test_a_failing_sink_refuses_the_body_and_the_app_never_sees_it(self) -> None:
-        async def failing_later(account: MessageAccount, line: str) -> None:
+        async def failing_later(account: Account, line: str) -> None:
             await asyncio.sleep(0)
             raise OSError(f"the audit store is full, could not keep {line}")
 
-        def failing(account: MessageAccount, line: str) -> None:
+        def failing(account: Account, line: str) -> None:
             raise OSError(f"the audit store is full, could not keep {line}")
 
         batch = b'[%s,{"jsonrpc":"2.0","method":"notifications/initialized"},%s]' % (CALL, too_deep(2))
@@ -165,14 +175,16 @@ class OnTheWayIn(unittest.IsolatedAsyncioTestCase):
                         answer = await exchange(ProvenanceMiddleware(app, audit=sink), body)
                     self.assertEqual((answer.status, answer.body), (status, expected))
                     self.assertEqual(app.reached, [])
-                    [line] = logged.output
+                    # The exchange's outcome, once its answer is sent, fails to be kept too: said apart.
+                    [line, outcome] = logged.output
                     self.assertRegex(line, r"^ERROR:mcp_provenance:a body of \d message\(s\) refused: its audit failed \(OSError, code 'audit-failed'\)$")
+                    self.assertEqual(outcome, "ERROR:mcp_provenance:an exchange's outcome was not kept: its audit failed (OSError, code 'audit-failed')")
 
     async def test_a_sink_s_own_code_is_the_answer_s(self) -> None:
         class Refused(Exception):
             code = "store-read-only"
 
-        def refusing(account: MessageAccount, line: str) -> None:
+        def refusing(account: Account, line: str) -> None:
             raise Refused()
 
         with self.assertLogs("mcp_provenance", logging.ERROR):
@@ -183,7 +195,7 @@ class OnTheWayIn(unittest.IsolatedAsyncioTestCase):
         order: List[str] = []
         accounts = Accounts()
 
-        async def sink(account: MessageAccount, line: str) -> None:
+        async def sink(account: Account, line: str) -> None:
             order.append(f"audited {account['kind']}")
             accounts(account, line)
 
@@ -193,7 +205,8 @@ class OnTheWayIn(unittest.IsolatedAsyncioTestCase):
 
         batch = b'[%s, {"jsonrpc":"2.0","method":"notifications/initialized"}, %s]' % (CALL, too_deep(2))
         await exchange(ProvenanceMiddleware(app, policy={"userIntent": "redact"}, audit=sink), batch)
-        self.assertEqual(order, ["audited request", "audited notification", "audited request", "read"])
+        # Then, once the answer is over, the exchange's outcome.
+        self.assertEqual(order, ["audited request", "audited notification", "audited request", "read", "audited outcome"])
         self.assertEqual([account.get("refused") for account, _ in accounts.kept], [None, None, "too-deep"])
         first, line = accounts.kept[0]
         self.assertEqual(first["record"]["clientAsserted"]["turnId"], "t-1")
@@ -254,6 +267,47 @@ class OnTheWayIn(unittest.IsolatedAsyncioTestCase):
             with self.subTest(options=options), self.assertRaises(ProvenanceError) as bad:
                 ProvenanceMiddleware(Recorder(), **options)
             self.assertEqual(bad.exception.code, code)
+
+    async def test_the_options_document_is_the_filters_as_in_every_runtime(self) -> None:
+        # `auditArguments`, a filter option with no keyword: the line leaves the arguments out
+        # as it says, the record is whole and the app reads them as they came.
+        arguments = b'{"n":1e400, "s":"x"}'
+        digest = {"sha256": hashlib.sha256(arguments).hexdigest(), "bytes": len(arguments)}
+        for choice, expected in (("keep", None), ("digest", digest), ("drop", None)):
+            with self.subTest(choice=choice):
+                app, accounts = Recorder(), Accounts()
+                guarded = ProvenanceMiddleware(app, options={"auditArguments": choice, "policy": {"userIntent": "redact"}},
+                                               audit=accounts, paths=["/mcp"])
+                await exchange(guarded, CALL)
+                self.assertEqual(app.reached[0].body, REDACTED)
+                [(account, line)] = accounts.kept
+                self.assertEqual(account["record"]["tool"], "q")
+                read = json.loads(line)
+                self.assertEqual(read.get("auditArguments"), None if choice == "keep" else choice)
+                self.assertEqual("arguments" in read["message"]["params"], choice != "drop")
+                if expected is not None:
+                    self.assertEqual(read["message"]["params"]["arguments"], expected)
+                self.assertEqual("1e400" in line, choice == "keep")
+
+    def test_a_filter_option_is_given_once_and_the_middlewares_own_are_keywords(self) -> None:
+        document = {"policy": {"userIntent": "redact"}, "liftLegacy": True, "maxDepth": 64}
+        for keyword, value, name in (("policy", {}, "policy"), ("lift_legacy", False, "liftLegacy"),
+                                     ("max_depth", 64, "maxDepth")):
+            with self.subTest(keyword=keyword), self.assertRaises(ProvenanceError) as bad:
+                ProvenanceMiddleware(Recorder(), options=cast(Any, document), **{keyword: value})
+            self.assertEqual((bad.exception.code, str(bad.exception)),
+                             ("invalid-option", f"option `{name}` is given twice, in `options` and as `{keyword}`: give it once"))
+        # One member each way is no conflict; nor is a member the document leaves null.
+        ProvenanceMiddleware(Recorder(), options={"policy": {"userIntent": "redact"}}, max_depth=64)
+        ProvenanceMiddleware(Recorder(), options=cast(Any, {"policy": None}), policy={"userIntent": "redact"})
+        # The document is the filter's: the middleware's own options are keywords, never in it.
+        for misplaced in ({"maxBodyBytes": 4096}, {"paths": ["/mcp"]}, {"echo": False}):
+            with self.subTest(misplaced=misplaced), self.assertRaises(ProvenanceError) as bad:
+                ProvenanceMiddleware(Recorder(), options=cast(Any, misplaced))
+            self.assertEqual(bad.exception.code, "unknown-option")
+        with self.assertRaises(ProvenanceError) as bad:
+            ProvenanceMiddleware(Recorder(), options={"auditArguments": cast(Any, "hash")})
+        self.assertEqual(str(bad.exception), 'filter options `auditArguments` must be one of "keep", "digest", "drop"')
 
 
 class OnTheWayBack(unittest.IsolatedAsyncioTestCase):
@@ -472,6 +526,101 @@ class Witnessed(unittest.IsolatedAsyncioTestCase):
         self.assertEqual(accounts.witnessed()[-1]["principal"], "acme")
 
 
+def call(request_id: Any, tool: str = "q") -> bytes:
+    """A call of ``tool``, its request ``request_id``."""
+    return json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+                       "params": {"name": tool, "_meta": {AI_INVOCATION_KEY: {"turnId": f"t-{request_id}"}}}}).encode()
+
+
+def unknown(request_id: Any, code: int = -32602) -> bytes:
+    """The error an app answers a call of a tool it does not have with."""
+    return json.dumps({"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": "Unknown tool"}}).encode()
+
+
+class Outcome(unittest.IsolatedAsyncioTestCase):
+    """Once the answer is over, the sink gets the exchange's outcome: what each request got,
+    as the client got it."""
+
+    def settled(self, kept: Tuple[OutcomeAccount, str]) -> Dict[str, Any]:
+        """The outcome less what changes from run to run, checked: its line is the account,
+        the worker this process."""
+        account, line = kept
+        self.assertEqual(json.loads(line), account)
+        rest = dict(account)
+        ms, pid, host = rest.pop("ms"), rest.pop("pid"), rest.pop("host")
+        rest.pop("receivedAt", None)
+        self.assertTrue(0 <= ms < 60_000, line)
+        self.assertEqual((pid, host), (os.getpid(), socket.gethostname()))
+        return rest
+
+    async def test_once_the_answer_is_over_a_refused_call_reads_as_its_error_never_as_served(self) -> None:
+        order: List[str] = []
+        accounts = Accounts()
+
+        def sink(account: Account, line: str) -> None:
+            order.append(account["kind"])
+            accounts(account, line)
+
+        async def app(scope: Scope, receive: Receive, send: Send) -> None:
+            await Recorder(pieces=[b"[" + result("1") + b",", unknown(2, -32601) + b"]"])(scope, receive, send)
+            order.append("answered")
+
+        answer = await exchange(ProvenanceMiddleware(app, audit=sink), b"[%s,%s]" % (call(1), call(2, "nope")))
+        self.assertEqual(answer.status, 200)
+        self.assertEqual(order, ["request", "request", "answered", "outcome"])
+        [outcome] = accounts.outcomes
+        self.assertEqual(self.settled(outcome), {"kind": "outcome", "status": 200,
+                                                 "requests": [{"id": 1, "answer": "result"}, {"id": 2, "answer": "error", "code": -32601}]})
+        self.assertEqual(outcome[0].get("receivedAt"), accounts.kept[0][0]["record"]["witnessed"]["receivedAt"])
+
+    async def test_an_event_stream_the_middleware_s_own_answer_and_a_body_of_notifications_each_have_theirs(self) -> None:
+        progress = b'{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}'
+        cases: List[Tuple[Dict[str, Any], Recorder, bytes, Dict[str, Any]]] = [
+            ({}, Recorder(headers=EVENTS, pieces=[event(progress), event(unknown(3))]), call(3),
+             {"kind": "outcome", "status": 200, "requests": [{"id": 3, "answer": "error", "code": -32602}]}),
+            # An answer no client reads a message from: the request's is unseen.
+            ({}, Recorder(headers=[(b"content-type", b"text/html")], pieces=[b"<html>busy</html>"]), call(4),
+             {"kind": "outcome", "status": 200, "requests": [{"id": 4, "answer": "unseen"}]}),
+            ({}, Recorder(headers=[(b"content-type", b"application/json; charset=utf-16")], pieces=[result("5")]), call(5),
+             {"kind": "outcome", "status": 200, "refused": "answer-unreadable", "requests": [{"id": 5, "answer": "error", "code": -32603}]}),
+            ({"max_body_bytes": 256}, Recorder(), call(6, "x" * 300),
+             {"kind": "outcome", "status": 413, "refused": "body-too-large", "requests": []}),
+            ({}, Recorder(status=202, headers=[], pieces=[]), b'{"jsonrpc":"2.0","method":"notifications/initialized"}',
+             {"kind": "outcome", "status": 202, "requests": []}),
+        ]
+        for options, app, body, expected in cases:
+            with self.subTest(body=body[:60]):
+                accounts = Accounts()
+                await exchange(ProvenanceMiddleware(app, audit=accounts, **options), body)
+                [outcome] = accounts.outcomes
+                self.assertEqual(self.settled(outcome), expected)
+
+    async def test_an_app_that_fails_mid_answer_has_its_outcome_too(self) -> None:
+        accounts = Accounts()
+
+        async def failing(scope: Scope, receive: Receive, send: Send) -> None:
+            await receive()
+            await send({"type": "http.response.start", "status": 200, "headers": EVENTS})
+            await send({"type": "http.response.body", "body": event(b'{"jsonrpc":"2.0","method":"notifications/progress"}'),
+                        "more_body": True})
+            raise RuntimeError("the app broke")
+
+        with self.assertRaises(RuntimeError):
+            await exchange(ProvenanceMiddleware(failing, audit=accounts), call(7))
+        [outcome] = accounts.outcomes
+        self.assertEqual(self.settled(outcome), {"kind": "outcome", "status": 200, "requests": [{"id": 7, "answer": "unseen"}]})
+
+    async def test_a_sink_that_fails_on_an_outcome_changes_nothing_of_the_answer_sent(self) -> None:
+        async def sink(account: Account, line: str) -> None:
+            if account["kind"] == "outcome":
+                raise OSError(f"could not keep {line}")
+
+        with self.assertLogs("mcp_provenance", logging.ERROR) as logged:
+            answer = await exchange(ProvenanceMiddleware(Recorder(pieces=[unknown(8)]), audit=sink), call(8))
+        self.assertEqual((answer.status, answer.body), (200, unknown(8)))
+        self.assertEqual(logged.output, ["ERROR:mcp_provenance:an exchange's outcome was not kept: its audit failed (OSError, code 'audit-failed')"])
+
+
 def quiet(case: unittest.TestCase) -> None:
     """The SDK logs each session it starts and ends, the client each request, at INFO: noise
     for the length of ``case``."""
@@ -535,6 +684,25 @@ class InFrontOfRealServers(unittest.IsolatedAsyncioTestCase):
                 sessions = {w.get("sessionId") for w in accounts.witnessed()[1:]}
                 self.assertEqual(len(sessions), 1)
                 self.assertEqual(None in sessions, stateless)
+
+    async def test_each_exchange_s_outcome_says_what_the_client_got_a_refused_request_its_error_code(self) -> None:
+        for stateless, json_response in ((True, False), (False, True)):
+            with self.subTest(stateless=stateless, json_response=json_response):
+                accounts = Accounts()
+                app = ProvenanceMiddleware(fastmcp_server([]).http_app(stateless_http=stateless, json_response=json_response),
+                                           audit=accounts)
+                async with lifespan(app), FastMcpClient(to(app)) as client:
+                    await client.call_tool_mcp("open_orders", {"region": "EU"}, meta=META)
+                    # FastMCP has no such prompt: it answers a JSON-RPC error, which the client raises.
+                    with self.assertRaises(MCPError) as refused:
+                        await client.get_prompt_mcp("no_such_prompt")
+                self.assertEqual(refused.exception.error.code, -32602)
+                # An outcome for each body whose accounts the sink got, once its answer was over.
+                self.assertEqual({outcome.get("receivedAt") for outcome, _ in accounts.outcomes},
+                                 {account["record"]["witnessed"]["receivedAt"] for account, _ in accounts.kept})
+                called, prompted = [outcome["requests"] for outcome, _ in accounts.outcomes[-2:]]
+                self.assertEqual([(got["answer"], got.get("code")) for got in called + prompted],
+                                 [("result", None), ("error", -32602)])
 
     async def test_the_mcp_sdk(self) -> None:
         seen: List[Any] = []

@@ -33,8 +33,10 @@ def filtered(vector: Dict[str, Any]) -> Dict[str, Any]:
     """A filter's outcome, the body given as the bytes a gateway holds, in the vectors' shape."""
     out = mp.Filter(vector.get("options"))(vector["input"].encode(), vector.get("context"))
     if "reject" in out:
-        return {"reject": out["reject"].decode(), "status": out["status"], "messages": out["messages"]}
-    return {"forward": out["forward"].decode(), "replies": out["replies"], "messages": out["messages"]}
+        return {"reject": out["reject"].decode(), "status": out["status"], "messages": out["messages"],
+                "lines": out["lines"]}
+    return {"forward": out["forward"].decode(), "replies": out["replies"], "messages": out["messages"],
+            "lines": out["lines"]}
 
 
 def echoed(vector: Dict[str, Any]) -> Dict[str, Any]:
@@ -60,16 +62,34 @@ def exchanged(vector: Dict[str, Any]) -> Any:
 
 def exchange(gateway: Gateway, given: Dict[str, Any], finish: bool) -> Dict[str, Any]:
     """One exchange: what the app was handed, and what the client got (the answer's last piece
-    given with its end, when ``finish``)."""
-    def pairs(value: Any) -> Pairs:
-        return [(name.encode("latin-1"), text.encode("latin-1")) for name, text in value or []]
+    given with its end, when ``finish``); with its outcome account, parsed from its line, when
+    the vector gives the outcome's ``ms``, ``pid`` and ``host`` (a middleware with an audit sink
+    keeps it)."""
+    ex = gateway.begin(given.get("method", "POST"), given.get("path", "/mcp"), pairs(given.get("headers")))
+    worker = given.get("outcome")
+    if worker is None:
+        return driven(ex, given, finish)
+    ex.keep_outcome()
+    out = driven(ex, given, finish)
+    ended = ex.outcome(worker["ms"], worker["pid"], worker["host"])
+    assert ended is not None, "an outcome kept"
+    account, line = ended
+    assert json.loads(line) == account, line
+    return {**out, "outcome": json.loads(line)}
 
+
+def pairs(value: Any) -> Pairs:
+    """Header pairs as a vector gives them, as ASGI's."""
+    return [(name.encode("latin-1"), text.encode("latin-1")) for name, text in value or []]
+
+
+def driven(ex: Exchange, given: Dict[str, Any], finish: bool) -> Dict[str, Any]:
+    """What the app was handed, and what the client got, through ``ex``."""
     def own(answer: Tuple[int, Pairs, bytes], ex: Exchange) -> Dict[str, Any]:
         status, headers, body = answer
         return {"status": status, "headers": [[n.decode("latin-1"), v.decode("latin-1")] for n, v in headers],
                 "body": body.decode(), "refused": ex.refused}
 
-    ex = gateway.begin(given.get("method", "POST"), given.get("path", "/mcp"), pairs(given.get("headers")))
     out: Dict[str, Any] = {}
     if ex.start == "read":
         if ex.declared_too_large:

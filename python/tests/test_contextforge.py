@@ -4,7 +4,8 @@ workers), in front of a FastMCP server that writes down every body it
 receives: once as ``mcp_provenance.contextforge:app``, once as ContextForge
 alone (``mcpgateway.main:app``, ``META_MAX_DEPTH`` at its default), so that
 what the middleware changes is on record. Both start at once, each in a copy
-of the example of its own, with an upstream of its own."""
+of the example of its own, with an upstream of its own. Starts that must fail
+(a setting of ours or of ContextForge's wrong) run beside them, to their end."""
 
 from __future__ import annotations
 
@@ -21,13 +22,16 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
-from contextforge_gateway import EXAMPLE, START_SECONDS, Gateway, Upstream
+from contextforge_gateway import EXAMPLE, START_SECONDS, Gateway, Upstream, ended
 from contextforge_venv import ROOT, VENV, environment, installed
 from mcp_provenance import AI_INVOCATION_KEY, UI_KEY
+from mcp_provenance.contextforge._limits import largest, needs
 from servers import INTENT, META
 
-#: The app the README starts, and ContextForge's own, which the comparison starts instead.
-APP, CONTEXTFORGE_APP = "mcp_provenance.contextforge:app", "mcpgateway.main:app"
+#: The app the README serves, the command it starts it with, and ContextForge's own command
+#: serving ContextForge's own app, which the comparison starts instead.
+APP, COMMAND, CONTEXTFORGE_COMMAND = ("mcp_provenance.contextforge:app", "python -m mcp_provenance.contextforge",
+                                      "mcpgateway mcpgateway.main:app")
 
 #: A JSON-RPC id past what a double holds exactly (2^53), within what ContextForge's /rpc
 #: reads (its JSON parser takes integers to 2^64 - 1; the body of a larger one is refused).
@@ -35,6 +39,8 @@ REQUEST_ID = 12345678901234567890
 
 #: The script that asks the app module what it makes of paths and settings.
 PROBE = Path(__file__).with_name("contextforge_probe.py")
+#: The script that asks ContextForge's code what it makes of the largest `_meta` the filter forwards.
+VERDICTS = Path(__file__).with_name("contextforge_verdicts.py")
 
 #: What the upstream gets of the host's envelope through the middleware: the intent
 #: redacted, the unknown field dropped (AI-8); the other `_meta` keys as they came.
@@ -195,9 +201,9 @@ def setUpModule() -> None:
     began = time.monotonic()
     Deployment.behind = Gateway(start, folder / "behind", LOCAL_UPSTREAM)
     unittest.addModuleCleanup(Deployment.behind.stop)
-    alone = start.replace(APP, CONTEXTFORGE_APP)
+    alone = start.replace(COMMAND, CONTEXTFORGE_COMMAND)
     if alone == start:
-        raise AssertionError(f"the README's start block does not run {APP}: {start!r}")
+        raise AssertionError(f"the README's start block does not run {COMMAND}: {start!r}")
     # ContextForge as it comes: the example's settings but for META_MAX_DEPTH, at its default.
     Deployment.alone = Gateway(alone, folder / "alone", {**LOCAL_UPSTREAM, "META_MAX_DEPTH": "2"})
     unittest.addModuleCleanup(Deployment.alone.stop)
@@ -217,7 +223,8 @@ def setUpModule() -> None:
 
 
 class BehindTheMiddleware(unittest.TestCase):
-    """``mcpgateway mcp_provenance.contextforge:app``, as the README starts it."""
+    """``python -m mcp_provenance.contextforge`` (``mcpgateway`` serving ``mcp_provenance.contextforge:app``),
+    as the README starts it."""
 
     def test_the_upstream_gets_the_intent_redacted_and_the_client_its_id_and_turn_id_alone(self) -> None:
         behind, upstream = Deployment.behind, Deployment.upstream
@@ -325,7 +332,7 @@ class BehindTheMiddleware(unittest.TestCase):
     def test_each_setting_is_checked_before_contextforge_loads(self) -> None:
         folder = Deployment.folder / "probe"
         self.assertEqual(probed(False)["settings"], [
-            {"policy": {"userIntent": "redact"}, "lift_legacy": True, "max_batch": 10},
+            {"policy": {"userIntent": "redact"}, "liftLegacy": True, "maxBatch": 10},
             "MCP_PROVENANCE_OPTIONS is not set: it names the filter's options, a JSON document such as "
             '{"policy": {"userIntent": "redact"}} (in .env, start with --env-file .env)',
             f"MCP_PROVENANCE_OPTIONS ({folder / 'absent.json'}): No such file or directory",
@@ -367,30 +374,198 @@ class BehindTheMiddleware(unittest.TestCase):
                     {"action": "redacted", "path": "/params/_meta/io.modelcontextprotocol~1aiInvocation/userIntent/text", "rule": "AI-15"},
                     {"action": "dropped", "path": "/params/_meta/io.modelcontextprotocol~1aiInvocation/x-vendor", "rule": "AI-8"}])
 
-    def test_a_bad_setting_stops_the_start_saying_which_and_why(self) -> None:
+    def test_a_call_contextforge_refuses_has_an_outcome_line_with_its_error_code(self) -> None:
+        # A tool ContextForge does not have: the filter lets the call through, and its line says
+        # so; what ContextForge answered is the exchange's outcome, a line of its own once the
+        # answer is over, naming the request's id and the error the client got.
+        for number, path in enumerate(("/rpc", "/mcp")):
+            with self.subTest(path=path):
+                turn, request_id = f"refused at {path}", 7000 + number
+                body = json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+                                   "params": {"name": "no-such-tool", "arguments": {}, "_meta": with_turn(turn)}},
+                                  separators=(",", ":")).encode()
+                answer = Deployment.behind.post(path, body)
+                got = answer.json()
+                if path == "/rpc":
+                    self.assertEqual(got["error"]["code"], -32601, answer.text)
+                expected = ({"id": request_id, "answer": "error", "code": got["error"]["code"]} if "error" in got
+                            else {"id": request_id, "answer": "result"})
+                lines = [json.loads(line) for line in Deployment.behind.audit()]
+                [account] = [line for line in lines if line.get("record", {}).get("clientAsserted", {}).get("turnId") == turn]
+                self.assertEqual((account["kind"], account["valid"], account.get("refused")), ("request", True, None))
+                received = account["record"]["witnessed"]["receivedAt"]
+
+                def outcomes() -> List[Dict[str, Any]]:
+                    """The outcome lines of the exchange that received the call."""
+                    read = [json.loads(line) for line in Deployment.behind.audit() if '"kind":"outcome"' in line]
+                    return [line for line in read if line.get("receivedAt") == received
+                            and [got["id"] for got in line["requests"]] == [request_id]]
+
+                # Written once the answer is over: it may come just after the client has it.
+                for _ in range(50):
+                    if outcomes():
+                        break
+                    time.sleep(0.1)
+                [outcome] = outcomes()
+                self.assertEqual((outcome["status"], outcome["requests"]), (answer.status_code, [expected]))
+                self.assertNotIn("refused", outcome)
+                self.assertTrue(isinstance(outcome["pid"], int) and outcome["host"] and outcome["ms"] >= 0, outcome)
+
+    def test_the_largest_meta_the_start_checks_measure_reaches_the_upstream_through_mcp(self) -> None:
+        # The host's envelope with each field at the example policy's limit, in two-byte
+        # characters: what the upstream gets is what the start checks measured, and
+        # ContextForge (META_MAX_BYTES=16384, META_MAX_DEPTH=3) let it through.
+        options = json.loads((EXAMPLE / "provenance.json").read_text(encoding="utf-8"))
+        measured = largest(options)
+        meta = {AI_INVOCATION_KEY: {**measured[AI_INVOCATION_KEY], "userIntent": {"text": INTENT}}, UI_KEY: measured[UI_KEY]}
+        region = "largest at /mcp"
+        answer = Deployment.behind.post("/mcp", call(region, meta))
+        self.assertEqual(answer.status_code, 200, answer.text)
+        self.assertEqual(answer.json()["result"]["content"], [{"type": "text", "text": f"3 open orders in {region}"}])
+        [body] = Deployment.upstream.calls(region)
+        received = json.loads(body)["params"]["_meta"]
+        self.assertEqual({key: received[key] for key in measured}, measured)
+        self.assertEqual(len(json.dumps(measured)), needs(options).bytes)
+
+
+#: The line that stops a start where ContextForge would refuse the envelope as too deep.
+TOO_DEEP_LINE = ("mcp_provenance.contextforge: META_MAX_DEPTH=2 makes ContextForge refuse the SEP-2817 envelope "
+                 "(3 levels below _meta): set META_MAX_DEPTH=3 or more")
+
+
+def rewritten(block: str, old: str, new: str) -> str:
+    """``block`` with ``old`` made ``new``, which it must hold once."""
+    if block.count(old) != 1:
+        raise AssertionError(f"the README's start block does not hold {old!r} once: {block!r}")
+    return block.replace(old, new)
+
+
+class AStartThatFails(unittest.TestCase):
+    """A setting wrong, ours or ContextForge's: the README's command stops before ContextForge
+    serves, with one line on stderr naming the setting and exit status 3, whatever the number of
+    workers; and what uvicorn and gunicorn make of it when they serve the app themselves."""
+
+    def test_a_setting_wrong_stops_the_start_with_one_line_and_status_3(self) -> None:
         [_, start] = blocks(EXAMPLE / "README.md", "Run it")
-        folder = Deployment.folder
+        folder = Deployment.folder / "stops"
+        folder.mkdir()
         (folder / "typo.json").write_text('{"polcy": {"userIntent": "redact"}}', encoding="utf-8")
-        cases = {
-            "typo": ({"MCP_PROVENANCE_OPTIONS": str(folder / "typo.json")},
-                     f"mcp_provenance.contextforge: MCP_PROVENANCE_OPTIONS ({folder / 'typo.json'}): "
-                     "filter options has no option `polcy`; did you mean `policy`?"),
-            "unset": ({"MCP_PROVENANCE_AUDIT": ""},
-                      "mcp_provenance.contextforge: MCP_PROVENANCE_AUDIT is not set: it names the file the audit "
-                      "records are appended to, a JSON line each (in .env, start with --env-file .env)"),
+        # The likely mistake: the filter added to a ContextForge .env without META_MAX_DEPTH.
+        left_out = rewritten(start, "cp .env.example .env", "grep -v '^META_MAX_DEPTH=' .env.example > .env")
+        ours = {"MCP_PROVENANCE_OPTIONS": "provenance.json", "MCP_PROVENANCE_AUDIT": "audit.jsonl"}
+        validating = {"VALIDATION_MIDDLEWARE_ENABLED": "true", "EXPERIMENTAL_VALIDATE_IO": "true", "ENVIRONMENT": "production"}
+        mcpgateway = rewritten(left_out, COMMAND, f"mcpgateway {APP}")
+        prefix = "mcp_provenance.contextforge: "
+        # name: (block, settings, exit statuses, the line, how many processes write it)
+        cases: Dict[str, Tuple[str, Dict[str, str], Tuple[int, ...], str, Tuple[int, ...]]] = {
+            "depth left out, two workers": (left_out, {}, (3,), TOO_DEEP_LINE, (1,)),
+            "depth left out, one worker": (rewritten(left_out, "--workers 2", "--workers 1"), {}, (3,), TOO_DEEP_LINE, (1,)),
+            "bytes at ContextForge's default": (start, {"META_MAX_BYTES": "4096"}, (3,), prefix + (
+                "META_MAX_BYTES=4096 makes ContextForge refuse the SEP-2817 envelope (4425 bytes of _meta as it counts "
+                "them, each field at its limit): set META_MAX_BYTES=4425 or more"), (1,)),
+            "one key": (start, {"META_MAX_KEYS": "1"}, (3,), prefix + (
+                "META_MAX_KEYS=1 makes ContextForge refuse the SEP-2817 envelope (2 keys of _meta, an invocation or ui "
+                "key each): set META_MAX_KEYS=2 or more"), (1,)),
+            "validation middleware": (start, validating, (3,), prefix + (
+                "VALIDATION_MIDDLEWARE_ENABLED=true makes ContextForge refuse the SEP-2817 envelope (422, with "
+                'EXPERIMENTAL_VALIDATE_IO=true in ENVIRONMENT=production) when its text holds "$", as DANGEROUS_PATTERNS '
+                "says: set VALIDATION_MIDDLEWARE_ENABLED=false"), (1,)),
+            # Read as ContextForge reads it: from its .env, which no --env-file put in the environment.
+            "depth in .env alone": (rewritten(rewritten(start, " --env-file .env", ""), "cp .env.example .env",
+                                              "sed 's/^META_MAX_DEPTH=3$/META_MAX_DEPTH=1/' .env.example > .env"), ours, (3,),
+                                    TOO_DEEP_LINE.replace("META_MAX_DEPTH=2", "META_MAX_DEPTH=1"), (1,)),
+            "typo": (start, {"MCP_PROVENANCE_OPTIONS": str(folder / "typo.json")}, (3,), prefix + (
+                f"MCP_PROVENANCE_OPTIONS ({folder / 'typo.json'}): filter options has no option `polcy`; "
+                "did you mean `policy`?"), (1,)),
+            "unset": (start, {"MCP_PROVENANCE_AUDIT": ""}, (3,), prefix + (
+                "MCP_PROVENANCE_AUDIT is not set: it names the file the audit records are appended to, a JSON line each "
+                "(in .env, start with --env-file .env)"), (1,)),
+            # Served another way, each worker checks and says so (those that get as far as it
+            # before the supervisor stops them). uvicorn's supervisor then ends with 0 where
+            # there are several workers (the README says so); gunicorn with its worker's 3, or
+            # 1 when two fail at once (gunicorn 27 fails again as it halts, with a traceback),
+            # or, preloading the app, with 3 from one check before any worker.
+            "mcpgateway, two workers": (mcpgateway, {}, (0,), TOO_DEEP_LINE, (1, 2)),
+            "mcpgateway, one worker": (rewritten(mcpgateway, "--workers 2", "--workers 1"), {}, (3,), TOO_DEEP_LINE, (1,)),
+            "gunicorn, two workers": (rewritten(left_out, f"{COMMAND} --env-file .env --workers 2",
+                                                f"gunicorn {APP} -k uvicorn.workers.UvicornWorker -w 2 -b 127.0.0.1:$PORT"),
+                                      ours, (3, 1), TOO_DEEP_LINE, (1, 2)),
+            # As ContextForge's run-gunicorn.sh starts it: the app loaded once, before the workers.
+            "gunicorn, preloaded": (rewritten(left_out, f"{COMMAND} --env-file .env --workers 2",
+                                              f"gunicorn {APP} -k uvicorn.workers.UvicornWorker -w 2 --preload "
+                                              "-b 127.0.0.1:$PORT"), ours, (3,), TOO_DEEP_LINE, (1,)),
         }
-        started = {}
-        for name, (settings, _) in cases.items():
-            (folder / name).mkdir()
-            started[name] = Gateway(start, folder / name, settings)
-            self.addCleanup(started[name].stop)
-        for name, (_, said) in cases.items():
+
+        def run(name: str) -> Tuple[str, Tuple[int, str, str]]:
+            block, settings = cases[name][:2]
+            return name, ended(block, folder / re.sub(r"[^a-z0-9]+", "-", name), settings)
+
+        with ThreadPoolExecutor(4) as pool:
+            results = dict(pool.map(run, cases))
+        for name, (_, _, statuses, line, counts) in cases.items():
             with self.subTest(name):
-                output = started[name].output(START_SECONDS)
-                self.assertIn(said + "\n", output)
-                # uvicorn stops rather than start the worker again (exit status 3).
-                self.assertRegex(output, r"Child process \[\d+\] failed to start, stopping the parent process")
-                self.assertNotIn("Application startup complete", output)
+                code, out, err = results[name]
+                said = [each for each in err.splitlines() if each.startswith(prefix)]
+                self.assertEqual(set(said), {line}, err[-4000:])
+                self.assertIn(code, statuses, err[-4000:])
+                self.assertIn(len(said), counts)
+                # Nothing else names the setting; nothing of it on stdout; ContextForge never served.
+                setting = line[len(prefix):].split("=")[0].split(" ")[0]
+                self.assertEqual([each for each in err.splitlines() if setting in each], said)
+                self.assertNotIn(setting, out)
+                self.assertNotIn("Application startup complete", out + err)
+
+    def test_contextforge_refuses_the_meta_the_checks_measure_one_below_what_they_ask_and_not_at_it(self) -> None:
+        options = [json.loads((EXAMPLE / "provenance.json").read_text(encoding="utf-8")), {},
+                   {"policy": {}, "invocationKeys": ["com.example/aiInvocation"], "uiKeys": ["com.example/ui"]}]
+        cases: List[Dict[str, Any]] = []
+        for document in options:
+            need = needs(document)
+            enough = {"META_MAX_DEPTH": str(need.depth), "META_MAX_KEYS": str(need.keys), "META_MAX_BYTES": str(need.bytes)}
+            cases += [{"environment": enough, "options": document}]
+            cases += [{"environment": {**enough, name: str(int(enough[name]) - 1)}, "options": document} for name in enough]
+        # Unknown members kept: as deep as the filter reads them, numbers that json.dumps writes long.
+        keeping = {"policy": {"unknownFields": "keep", "maxEnvelopeBytes": 256}, "maxDepth": 16}
+        kept = needs(keeping)
+        nested: Any = "e"
+        for _ in range(kept.depth - 2):
+            nested = {"x": nested}
+        metas = [{AI_INVOCATION_KEY: {"turnId": "t", "x": nested}}, {AI_INVOCATION_KEY: {"turnId": "t", "x": [1e15] * 40}}]
+        enough = {"META_MAX_DEPTH": str(kept.depth), "META_MAX_KEYS": str(kept.keys), "META_MAX_BYTES": str(kept.bytes)}
+        cases += [{"environment": enough, "options": keeping, "metas": metas},
+                  {"environment": {**enough, "META_MAX_DEPTH": str(kept.depth - 1)}, "options": keeping, "metas": metas}]
+        # ContextForge's validation middleware, where it refuses and where it only logs.
+        texts = [INTENT, INTENT + " (EU)"]
+        for environment_name in ("production", "development"):
+            cases.append({"environment": {"VALIDATION_MIDDLEWARE_ENABLED": "true", "EXPERIMENTAL_VALIDATE_IO": "true",
+                                          "ENVIRONMENT": environment_name}, "options": options[0], "texts": texts})
+        ran = subprocess.run([str(VENV / "bin" / "python"), str(VERDICTS)], input=json.dumps({"cases": cases}),
+                             cwd=Deployment.behind.home, env=environment(), capture_output=True, text=True, check=False,
+                             timeout=START_SECONDS)
+        self.assertEqual(ran.returncode, 0, ran.stderr[-4000:])
+        answers = json.loads(ran.stdout.splitlines()[-1])
+        index = 0
+        for document in options:
+            need = needs(document)
+            with self.subTest(options=document):
+                self.assertEqual(answers[index], {"largest": "accepted", "metas": [], "texts": [], "refusals": []})
+                depth, keys, size = answers[index + 1: index + 4]
+                self.assertEqual(depth["largest"], f"meta_data exceeds maximum nesting depth ({need.depth - 1})")
+                self.assertEqual(keys["largest"], f"meta_data exceeds maximum key count ({need.keys - 1}): got {need.keys}")
+                self.assertEqual(size["largest"], f"meta_data exceeds maximum size ({need.bytes - 1} bytes): got {need.bytes}")
+                for answer, setting in ((depth, "META_MAX_DEPTH"), (keys, "META_MAX_KEYS"), (size, "META_MAX_BYTES")):
+                    [refusal] = answer["refusals"]
+                    self.assertTrue(refusal.startswith(f"{setting}="), refusal)
+            index += 4
+        with self.subTest(options=keeping):
+            # (Its known fields at their limits pass maxEnvelopeBytes: the bound is what counts.)
+            self.assertEqual((answers[index]["metas"], answers[index]["refusals"]), (["accepted", "accepted"], []))
+            self.assertEqual(answers[index + 1]["metas"][0], f"meta_data exceeds maximum nesting depth ({kept.depth - 1})")
+            self.assertTrue(answers[index + 1]["refusals"][0].startswith(f"META_MAX_DEPTH={kept.depth - 1} "))
+        production, development = answers[index + 2:]
+        self.assertEqual(production["texts"], [200, 422])
+        self.assertEqual([refusal.split("=")[0] for refusal in production["refusals"]], ["VALIDATION_MIDDLEWARE_ENABLED"])
+        self.assertEqual((development["texts"], development["refusals"]), ([200, 200], []))
 
 
 class ContextForgeAlone(unittest.TestCase):
@@ -429,6 +604,45 @@ class ContextForgeAlone(unittest.TestCase):
                 [body] = upstream.completions(typed)
                 self.assertIn(INTENT, body)
         self.assertEqual(alone.audit(), [])
+
+
+class WithArgumentsLeftOutOfTheAuditLines(unittest.TestCase):
+    """``MCP_PROVENANCE_OPTIONS`` reaches the middleware whole, as its ``options``: with
+    ``"auditArguments": "drop"``, a filter option no keyword names, the README's start serves
+    a call whose arguments reach the upstream and stay out of its audit line."""
+
+    gateway: Gateway
+    upstream: Upstream
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        _, start = blocks(EXAMPLE / "README.md", "Run it")
+        folder = Deployment.folder / "arguments-dropped"
+        folder.mkdir()
+        options = folder / "options.json"
+        options.write_text('{"policy": {"userIntent": "redact"}, "auditArguments": "drop"}', encoding="utf-8")
+        cls.upstream = Upstream(folder)
+        cls.addClassCleanup(cls.upstream.stop)
+        cls.gateway = Gateway(start, folder, {**LOCAL_UPSTREAM, "MCP_PROVENANCE_OPTIONS": str(options)})
+        cls.addClassCleanup(cls.gateway.stop)
+        cls.upstream.ready()
+        cls.gateway.ready()
+        cls.gateway.admin("/gateways", {"name": "orders", "url": cls.upstream.url, "transport": "STREAMABLEHTTP"})
+
+    def test_a_calls_arguments_reach_the_upstream_and_stay_out_of_its_audit_line(self) -> None:
+        region = "card 4111 1111 1111 1111"
+        answer = self.gateway.post("/mcp", call(region, META))
+        self.assertEqual(answer.status_code, 200, answer.text)
+        self.assertEqual(answer.json()["result"]["content"], [{"type": "text", "text": f"3 open orders in {region}"}])
+        self.assertEqual(len(self.upstream.calls(region)), 1)
+        [line] = [line for line in self.gateway.audit() if json.loads(line).get("record", {}).get("method") == "tools/call"]
+        self.assertNotIn(region, line)
+        self.assertNotIn(INTENT, line)
+        read = json.loads(line)
+        self.assertEqual(read["auditArguments"], "drop")
+        self.assertEqual(sorted(read["message"]["params"]), ["_meta", "name"])
+        self.assertEqual((read["record"]["tool"], read["record"]["clientAsserted"]["userIntentRedacted"]),
+                         ("orders-open-orders", True))
 
 
 class InTheReadme(unittest.TestCase):

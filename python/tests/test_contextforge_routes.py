@@ -83,16 +83,18 @@ def call(app: App, path: str, body: bytes = b"", method: str = "POST", root_path
 
 
 class Audit:
-    """An audit sink: keeps each account; ``failing`` makes it raise."""
+    """An audit sink: keeps each message's account, and each exchange's outcome apart;
+    ``failing`` makes it raise."""
 
     def __init__(self, failing: bool = False) -> None:
         self.accounts: List[Dict[str, Any]] = []
+        self.outcomes: List[Dict[str, Any]] = []
         self._failing = failing
 
     def __call__(self, account: Any, line: str) -> None:
         if self._failing:
             raise OSError("the disk is full of my salary")
-        self.accounts.append(account)
+        (self.outcomes if account["kind"] == "outcome" else self.accounts).append(account)
 
 
 def middleware(audit: Audit) -> Any:
@@ -306,6 +308,17 @@ class TheParamsFilter(unittest.TestCase):
         self.assertEqual(call(filtered, "/protocol/notifications", bare)[0:3:2], (202, b""))
         self.assertEqual(len(app.requests), 1)
         self.assertEqual([account["kind"] for account in audit.accounts], ["notification", "notification"])
+        # Each exchange's outcome: the status the client got (ContextForge's own, or the filter's).
+        self.assertEqual([(outcome["status"], outcome["requests"]) for outcome in audit.outcomes], [(200, []), (202, [])])
+
+    def test_the_outcome_of_a_params_body_has_the_status_contextforge_answered_and_no_answer_read(self) -> None:
+        audit = Audit()
+        for status in (200, 404):
+            filtered = ParamsFilter(Served(b'{"detail":"Prompt not found"}', status), middleware(audit), "completion/complete")
+            self.assertEqual(call(filtered, "/protocol/completion/complete", ENVELOPE)[0], status)
+        # ContextForge answers in a form of its own: what the request got is not read from it.
+        self.assertEqual([(outcome["status"], outcome["requests"]) for outcome in audit.outcomes],
+                         [(200, [{"id": 1, "answer": "unseen"}]), (404, [{"id": 1, "answer": "unseen"}])])
 
 
 if __name__ == "__main__":

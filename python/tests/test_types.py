@@ -13,9 +13,11 @@ from pathlib import Path
 USAGE = Path(__file__).with_name("usage.py")
 MISUSE = '''
 from mcp_provenance import audit_record, stamp_initiator
+from mcp_provenance.types import FilterOptions
 stamp_initiator({"method": "tools/call"}, "robot")
 tool: int = audit_record({"method": "ping"})["tool"]
 audit_record({"method": "ping"}, {"policy": {"userIntent": "hide"}})
+hashed: FilterOptions = {"auditArguments": "hash"}
 '''
 
 
@@ -39,6 +41,7 @@ class Types(unittest.TestCase):
         self.assertIn('Argument 2 to "stamp_initiator" has incompatible type "Literal[\'robot\']"', checked.stdout)
         self.assertIn("Incompatible types in assignment", checked.stdout)
         self.assertIn('"audit_record" has incompatible type "dict[str, dict[str, str]]"; expected "AuditContext | None"', checked.stdout)
+        self.assertIn('TypedDict item "auditArguments" has type "Literal[\'keep\', \'digest\', \'drop\']"', checked.stdout)
 
 
 if __name__ == "__main__":

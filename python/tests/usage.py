@@ -25,12 +25,14 @@ from mcp_provenance import (
 )
 from opentelemetry.sdk.trace import TracerProvider
 
+from mcp_provenance._native import Gateway
 from mcp_provenance.asgi import AccountSink, Receive, Scope, Send
 from mcp_provenance.asgi import ProvenanceMiddleware as AsgiMiddleware
 from mcp_provenance.fastmcp import ProvenanceMiddleware
 from mcp_provenance.mcp import provenance_middleware
 from mcp_provenance.otel import otel_account_sink, otel_attributes, otel_sink, parent_span_context
-from mcp_provenance.types import AiInvocation, AuditRecord, Change, Diagnostic, MessageAccount, Policy, Report
+from mcp_provenance.types import (Account, AiInvocation, AuditRecord, Change, Diagnostic, FilterOptions, MessageAccount,
+                                  OutcomeAccount, Policy, Report)
 
 policy: Policy = {"userIntent": "redact", "maxIntentBytes": 512, "correlationKeys": {"acme/conversation": "conversation"}}
 check_policy(policy)
@@ -85,12 +87,30 @@ async def asgi_app(scope: Scope, receive: Receive, send: Send) -> None:
     await send({"type": "http.response.start", "status": 202, "headers": []})
 
 
-def keep_account(account: MessageAccount, line: str) -> None:
-    print(account["kind"], account.get("record", {}).get("method"), len(line))
+def keep_account(account: Account, line: str) -> None:
+    if account["kind"] == "outcome":
+        print(account["status"] if "status" in account else None, [(r["id"], r["answer"], r.get("code")) for r in account["requests"]])
+    else:
+        print(account["kind"], account.get("record", {}).get("method"), len(line))
 
 
 sink: AccountSink = keep_account
 guarded = AsgiMiddleware(asgi_app, policy={"userIntent": "redact"}, audit=sink, paths=["/mcp", "/servers/*/mcp"],
                          lift_legacy=True, max_batch=100, max_depth=64, max_body_bytes=1 << 20, echo=True)
 echoing: bool = guarded.echo
+# The filter's options as one document, as every runtime reads it; the middleware's own as keywords.
+filter_options: FilterOptions = {"policy": {"userIntent": "redact"}, "auditArguments": "digest", "maxDepth": 64}
+AsgiMiddleware(asgi_app, options=filter_options, audit=sink, paths=["/mcp"], max_body_bytes=1 << 20)
+Filter({"auditArguments": "drop"})
 AsgiMiddleware(asgi_app, audit=otel_account_sink(TracerProvider()))
+
+# The middleware's core, as a middleware for another stack drives it: the outcome kept for a sink.
+exchange = Gateway({"paths": ["/mcp"]}).begin("POST", "/mcp", [(b"content-type", b"application/json")])
+exchange.keep_outcome()
+exchange.admit(b'{"jsonrpc":"2.0","id":1,"method":"ping"}')
+exchange.head(200, [(b"content-type", b"application/json")])
+exchange.finish(b'{"jsonrpc":"2.0","id":1,"result":{}}')
+ended = exchange.outcome(1.5, 4242, "worker-1")
+if ended is not None:
+    ended_account: OutcomeAccount = ended[0]
+    keep_account(*ended)

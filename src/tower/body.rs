@@ -11,7 +11,8 @@ use std::task::{Context, Poll};
 use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
 
-use crate::wire::{Exchange, Piece, Step};
+use super::ended::Ended;
+use crate::wire::{Piece, Step};
 
 /// What a body of the layer's answers fails with: the service's body's error, passed on.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -21,6 +22,8 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 /// body dropped once the answer is over), or one of the middleware's own.
 pub struct ProvenanceBody<B> {
     kind: Kind<B>,
+    /// The exchange, when it is not the kind's: its outcome given when the body is dropped.
+    _ended: Option<Ended>,
 }
 
 impl<B> fmt::Debug for ProvenanceBody<B> {
@@ -51,7 +54,7 @@ pub(super) enum Kind<B> {
 
 /// An answer that streams through the exchange.
 pub(super) struct Streaming<B> {
-    pub(super) exchange: Exchange,
+    pub(super) exchange: Ended,
     /// The service's body, until the answer is over.
     pub(super) inner: Option<Pin<Box<B>>>,
     /// What to send before reading on.
@@ -62,7 +65,15 @@ pub(super) struct Streaming<B> {
 
 impl<B> ProvenanceBody<B> {
     pub(super) fn new(kind: Kind<B>) -> Self {
-        ProvenanceBody { kind }
+        ProvenanceBody { kind, _ended: None }
+    }
+
+    /// A body that ends `exchange`, which its kind does not hold.
+    pub(super) fn ending(kind: Kind<B>, exchange: Ended) -> Self {
+        ProvenanceBody {
+            kind,
+            _ended: Some(exchange),
+        }
     }
 }
 

@@ -1,16 +1,48 @@
-//! The layer: a gateway, an audit sink and a principal, bound once; and
-//! the error an audit sink fails with.
+//! The layer: a gateway, an audit sink and a principal, bound once; what
+//! the sink is handed, and the error it fails with.
 
 use std::fmt;
 use std::sync::Arc;
 
 use http::request::Parts;
+use serde::Serialize;
 
 use crate::error::Error;
-use crate::wire::{Gateway, GatewayOptions, Outcome, Own, Seen};
+use crate::wire::{ExchangeOutcome, Gateway, GatewayOptions, Outcome, Own, Seen};
 
-/// The audit sink: each message's account and its log line.
-pub(super) type Sink = dyn Fn(&Seen, &str) -> Result<(), AuditError> + Send + Sync;
+/// The audit sink: each account and its log line.
+pub(super) type Sink = dyn Fn(Account<'_>, &str) -> Result<(), AuditError> + Send + Sync;
+
+/// What the audit sink is handed, with its line: the account of each
+/// message of a body, before the service reads it; then, once the answer
+/// is over, the exchange's outcome (`kind` `"outcome"`: the status sent,
+/// what each request got). Serialized, it is the account as its line has
+/// it (less a message's text).
+///
+/// # Examples
+///
+/// ```
+/// use mcp_provenance::{Account, AuditError, Gateway, ProvenanceLayer};
+///
+/// let layer = ProvenanceLayer::from(Gateway::new(Default::default())?).audit(|account, line| {
+///     match account {
+///         Account::Message(seen) if seen.record.is_none() => println!("unread: {line}"),
+///         Account::Message(_) => println!("{line}"),
+///         // After the answer: a request the service refused reads as an error, its code given.
+///         Account::Outcome(outcome) => println!("{} request(s) answered: {line}", outcome.requests.len()),
+///     }
+///     Ok::<(), AuditError>(())
+/// });
+/// # Ok::<(), mcp_provenance::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, Serialize)]
+#[serde(untagged)]
+pub enum Account<'a> {
+    /// One message of a body, as the filter saw it.
+    Message(&'a Seen),
+    /// What became of the exchange once its answer was over.
+    Outcome(&'a ExchangeOutcome),
+}
 /// Who sent a request, as the stack authenticated them.
 pub(super) type Principal = dyn Fn(&Parts) -> Option<String> + Send + Sync;
 
@@ -74,7 +106,7 @@ impl From<std::io::Error> for AuditError {
 #[derive(Clone)]
 pub struct ProvenanceLayer {
     pub(super) gateway: Gateway,
-    audit: Option<Arc<Sink>>,
+    pub(super) audit: Option<Arc<Sink>>,
     pub(super) principal: Option<Arc<Principal>>,
 }
 
@@ -161,24 +193,27 @@ impl ProvenanceLayer {
     /// line (one line of JSON, [`Outcome::lines`]) before the service reads
     /// the body. When it fails, nothing goes on: each request of the body
     /// is answered JSON-RPC -32603, `data.code` the failure's code (a body
-    /// the filter refused keeps its refusal).
+    /// the filter refused keeps its refusal). Once the answer to a body is
+    /// over (sent, or dropped: the client gone), it is called once more
+    /// with the exchange's outcome ([`Account::Outcome`]); the answer is
+    /// gone by then, so a failure there changes nothing but a line on stderr.
     ///
     /// # Examples
     ///
     /// ```
-    /// use mcp_provenance::{AuditError, Gateway, ProvenanceLayer};
+    /// use mcp_provenance::{Account, AuditError, Gateway, ProvenanceLayer};
     ///
     /// let layer = ProvenanceLayer::from(Gateway::new(Default::default())?)
-    ///     .audit(|account, line| match account.record {
-    ///         Some(_) => Ok(println!("{line}")),
-    ///         None => Err(AuditError::new("no-record")),
+    ///     .audit(|account, line| match account {
+    ///         Account::Message(seen) if seen.record.is_none() => Err(AuditError::new("no-record")),
+    ///         _ => Ok(println!("{line}")),
     ///     });
     /// # Ok::<(), mcp_provenance::Error>(())
     /// ```
     #[must_use]
     pub fn audit<F>(mut self, sink: F) -> Self
     where
-        F: Fn(&Seen, &str) -> Result<(), AuditError> + Send + Sync + 'static,
+        F: Fn(Account<'_>, &str) -> Result<(), AuditError> + Send + Sync + 'static,
     {
         self.audit = Some(Arc::new(sink));
         self
@@ -221,7 +256,7 @@ impl ProvenanceLayer {
         let sink = self.audit.as_ref()?;
         let lines = outcome.lines();
         for (seen, line) in outcome.messages.iter().zip(&lines) {
-            if let Err(failure) = sink(seen, line) {
+            if let Err(failure) = sink(Account::Message(seen), line) {
                 return Some(failure.code);
             }
         }

@@ -23,9 +23,16 @@
 //! outside it (tower-http's `TimeoutLayer`, `RequestBodyTimeoutLayer`)
 //! bounds the time a client may take to send its body.
 //!
-//! This file only names the parts: the layer and its audit sink's error
-//! (`layer.rs`), the service and what it does with a request and its
-//! answer (`service.rs`), and the body of the answers (`body.rs`).
+//! Once the answer to a body is over (sent, or dropped: the client gone),
+//! the sink gets one more account, the exchange's outcome
+//! ([`Account::Outcome`]): the status sent, and for each request that went
+//! on whether it got a result or an error (its code), or no answer seen.
+//!
+//! This file only names the parts: the layer, what its audit sink is
+//! handed and the error it fails with (`layer.rs`), the service and what it
+//! does with a request and its answer (`service.rs`), the body of the
+//! answers (`body.rs`), and the exchange that gives its outcome when it is
+//! over (`ended.rs`).
 //!
 //! # Examples
 //!
@@ -69,9 +76,10 @@
 //! ```
 
 mod body;
+mod ended;
 mod layer;
 mod service;
 
 pub use body::{BoxError, ProvenanceBody};
-pub use layer::{AuditError, ProvenanceLayer};
+pub use layer::{Account, AuditError, ProvenanceLayer};
 pub use service::Provenance;

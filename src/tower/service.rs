@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 use std::future::{Future, poll_fn};
 use std::pin::{Pin, pin};
 use std::task::{Context, Poll};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
 use http::header::{ACCEPT_ENCODING, CONTENT_LENGTH, TRANSFER_ENCODING};
@@ -17,8 +17,9 @@ use tower_layer::Layer;
 use tower_service::Service;
 
 use super::body::{BoxError, Kind, ProvenanceBody, Streaming, queued, whole};
+use super::ended::Ended;
 use super::layer::ProvenanceLayer;
-use crate::wire::{Answer, Exchange, Own, Start, Step, Verdict};
+use crate::wire::{Answer, Own, Start, Step, Verdict};
 
 impl<S> Layer<S> for ProvenanceLayer {
     type Service = Provenance<S>;
@@ -74,13 +75,19 @@ where
     ResB: Body<Data = Bytes>,
     ResB::Error: Into<BoxError>,
 {
+    let began = Instant::now();
     let (mut parts, body) = request.into_parts();
-    let mut exchange = {
+    let exchange = {
         let headers = pairs(&parts.headers);
         layer
             .gateway
             .begin(parts.method.as_str(), parts.uri.path(), &headers)
     };
+    // The outcome of a body the middleware reads goes to the sink, once its answer is over.
+    let sink = (exchange.start() == Start::Read)
+        .then(|| layer.audit.clone())
+        .flatten();
+    let mut exchange = Ended::new(exchange, sink, began);
     match exchange.start() {
         Start::Pass => {
             let response = inner.call(Request::from_parts(parts, body)).await?;
@@ -93,13 +100,13 @@ where
         Start::Read => {}
     }
     if exchange.declared_too_large() {
-        return Ok(own(exchange.too_large()));
+        return Ok(own(exchange.too_large(), exchange));
     }
     let body = match read(body, exchange.max_body_bytes()).await {
         Ok(Some(body)) => body,
-        Ok(None) => return Ok(own(exchange.too_large())),
+        Ok(None) => return Ok(own(exchange.too_large(), exchange)),
         // The client is gone, or its stack failed: no one to answer.
-        Err(()) => return Ok(own(exchange.failed(Own::MiddlewareFailed))),
+        Err(()) => return Ok(own(exchange.failed(Own::MiddlewareFailed), exchange)),
     };
     let principal = layer
         .principal
@@ -112,13 +119,14 @@ where
             // A body the filter refused keeps its refusal, whatever the sink did.
             (Verdict::Reject { status, body }, _) => {
                 let close = false;
-                return Ok(own(Answer {
+                let answer = Answer {
                     status,
                     body,
                     close,
-                }));
+                };
+                return Ok(own(answer, exchange));
             }
-            (_, Some(code)) => return Ok(own(exchange.audit_failed(&code))),
+            (_, Some(code)) => return Ok(own(exchange.audit_failed(&code), exchange)),
             // Nothing changed: the very bytes, not a copy.
             (
                 Verdict::Forward {
@@ -169,10 +177,7 @@ async fn read<B: Body<Data = Bytes>>(body: B, limit: usize) -> Result<Option<Byt
 /// The service's `response` through the exchange: the answer the client
 /// gets, once its head is known (an answer held whole is read to its end
 /// first).
-async fn back<ResB>(
-    mut exchange: Exchange,
-    response: Response<ResB>,
-) -> Response<ProvenanceBody<ResB>>
+async fn back<ResB>(mut exchange: Ended, response: Response<ResB>) -> Response<ProvenanceBody<ResB>>
 where
     ResB: Body<Data = Bytes>,
     ResB::Error: Into<BoxError>,
@@ -194,24 +199,24 @@ where
             for (name, value) in &head.edits {
                 set(&mut parts.headers, name, value.as_deref());
             }
-            let kind = if over {
+            let body = if over {
                 // The answer is whole: what the service still sends is dropped.
-                Kind::Whole(whole(queue))
+                ProvenanceBody::ending(Kind::Whole(whole(queue)), exchange)
             } else if head.passes && queue.is_empty() {
-                Kind::Pass(body)
+                ProvenanceBody::ending(Kind::Pass(body), exchange)
             } else {
-                Kind::Exchange(Box::new(Streaming {
+                ProvenanceBody::new(Kind::Exchange(Box::new(Streaming {
                     exchange,
                     inner: Some(body),
                     queue,
                     over: false,
-                }))
+                })))
             };
-            return Response::from_parts(parts, ProvenanceBody::new(kind));
+            return Response::from_parts(parts, body);
         }
         if over {
             // Over with no head: no answer the exchange stands behind.
-            return own(exchange.failed(Own::MiddlewareFailed));
+            return own(exchange.failed(Own::MiddlewareFailed), exchange);
         }
         step = match poll_fn(|cx| body.as_mut().poll_frame(cx)).await {
             Some(Ok(frame)) => match frame.into_data() {
@@ -226,16 +231,17 @@ where
                 // The service's answer broke: so does the client's, nothing of it sent.
                 parts.headers.remove(CONTENT_LENGTH);
                 let kind = Kind::Failed(Some(failure.into()));
-                return Response::from_parts(parts, ProvenanceBody::new(kind));
+                return Response::from_parts(parts, ProvenanceBody::ending(kind, exchange));
             }
         };
     }
 }
 
-/// An answer of the middleware's own.
-fn own<ResB>(answer: Answer) -> Response<ProvenanceBody<ResB>> {
+/// An answer of the middleware's own, the exchange's outcome given once it is sent.
+fn own<ResB>(answer: Answer, exchange: Ended) -> Response<ProvenanceBody<ResB>> {
     let headers = answer.headers();
-    let mut response = Response::new(ProvenanceBody::new(Kind::Whole(Bytes::from(answer.body))));
+    let body = ProvenanceBody::ending(Kind::Whole(Bytes::from(answer.body)), exchange);
+    let mut response = Response::new(body);
     *response.status_mut() = status(answer.status);
     for (name, value) in &headers {
         set(response.headers_mut(), name, Some(value));

@@ -23,6 +23,7 @@ use super::own::{self, Answer, Own};
 use super::reading::{Reading, is_json_space, reading};
 use super::sessions::Sessions;
 use super::step::{Head, Piece, Start, Step};
+use super::tally::Tally;
 use super::turns::Awaiting;
 
 /// What every exchange of a gateway shares.
@@ -108,6 +109,10 @@ pub struct Exchange {
     pub(super) batch: bool,
     pub(super) mode: Mode,
     pub(super) status: u16,
+    /// The status the client was sent, once it was.
+    pub(super) sent: Option<u16>,
+    /// What the client got for each request that went on, when the outcome is kept.
+    pub(super) tally: Option<Box<Tally>>,
     pub(super) held: Vec<u8>,
     pub(super) splitter: Splitter,
     pub(super) first_event: bool,
@@ -171,6 +176,8 @@ impl Exchange {
             batch: false,
             mode: Mode::Waiting,
             status: 0,
+            sent: None,
+            tally: None,
             held: Vec::new(),
             splitter: Splitter::default(),
             first_event: true,
@@ -219,6 +226,7 @@ impl Exchange {
     /// (the rest of the body is not read).
     pub fn too_large(&mut self) -> Answer {
         self.refused = Some(Own::BodyTooLarge.code().to_owned());
+        self.sent = Some(413);
         let limit = self.max_body_bytes();
         Answer {
             close: true,
@@ -234,6 +242,7 @@ impl Exchange {
     pub fn failed(&mut self, why: Own) -> Answer {
         self.refused = Some(why.code().to_owned());
         self.mode = Mode::Over;
+        self.sent = Some(500);
         Answer::new(500, why.error("null", why.code(), 0, false))
     }
 
@@ -248,6 +257,9 @@ impl Exchange {
         received_at: Option<String>,
         principal: Option<String>,
     ) -> Outcome<'b> {
+        if let Some(tally) = self.tally.as_deref_mut() {
+            tally.received(received_at.clone());
+        }
         let context = FilterContext {
             received_at,
             principal,
@@ -257,12 +269,13 @@ impl Exchange {
         let filter = &self.shared.filter;
         let outcome = filter.filter(body, &context);
         match &outcome.verdict {
-            Verdict::Reject { .. } => {
+            Verdict::Reject { status, .. } => {
                 self.refused = outcome
                     .refusal
                     .as_ref()
                     .map(|refusal| refusal.code.as_str().to_owned());
                 self.mode = Mode::Over;
+                self.sent = Some(*status);
             }
             Verdict::Forward { body, replies } => {
                 self.batch = body.bytes().find(|&byte| !is_json_space(byte)) == Some(b'[');
@@ -282,6 +295,9 @@ impl Exchange {
                 if let Some(session) = &self.session {
                     self.remembered = self.shared.sessions().remember(session, &self.awaiting);
                 }
+                if let Some(tally) = self.tally.as_deref_mut() {
+                    tally.went_on(&outcome.messages);
+                }
             }
         }
         outcome
@@ -293,6 +309,9 @@ impl Exchange {
     pub fn audit_failed(&mut self, code: &str) -> Answer {
         let code = own::sink_code(code);
         self.mode = Mode::Over;
+        if let Some(tally) = self.tally.as_deref_mut() {
+            tally.failed(Own::AuditFailed.rpc());
+        }
         let mut parts = self.replies.clone();
         parts.extend(
             self.waiting
@@ -304,6 +323,7 @@ impl Exchange {
         } else {
             Answer::new(200, own::composed(&parts, self.batch))
         };
+        self.sent = Some(answer.status);
         self.refused = Some(code);
         answer
     }
@@ -364,6 +384,7 @@ impl Exchange {
     /// The head of an answer that goes on as it comes.
     fn pass(&mut self, status: u16) -> Step {
         self.mode = Mode::Pass;
+        self.sent = Some(status);
         Step {
             head: Some(Head {
                 status,
@@ -375,7 +396,8 @@ impl Exchange {
     }
 
     /// The head of an answer that streams, changed: its length unknown.
-    fn streaming(&self, status: u16) -> Step {
+    fn streaming(&mut self, status: u16) -> Step {
+        self.sent = Some(status);
         Step {
             head: Some(Head {
                 status,

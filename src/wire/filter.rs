@@ -3,7 +3,7 @@
 //! out on its text (`wire/mod.rs` gives the whole).
 
 use super::headers;
-use super::options::{FilterContext, FilterOptions};
+use super::options::{AuditArguments, FilterContext, FilterOptions};
 use super::outcome::{self, Looked, MessageKind, Outcome, Refusal, Seen, reply};
 use super::parse::{Body, Fault, Keys, ParsedMessage, Parser};
 use super::patch::Patch;
@@ -309,6 +309,14 @@ impl Filter {
                 .as_deref()
                 .map(|id| self.turn_note(id, &views));
         }
+        // WIRE-9: its line leaves its arguments out (when the line is made).
+        let arguments = self.options.audit_arguments;
+        if refused.is_ok()
+            && arguments != AuditArguments::Keep
+            && has_param(doc, &root, "arguments")
+        {
+            looked.seen.audit_arguments = arguments;
+        }
         if let Err(code) = refused {
             looked.seen.refused = Some(code);
             if code != Code::InvalidRequest {
@@ -368,7 +376,7 @@ impl Filter {
         }
         // The answers are read whatever the call wants: what refuses the
         // request (WIRE-3, WIRE-6) is a finding too.
-        if self.redacting() && carries_answers(doc, &root) {
+        if self.redacting() && has_param(doc, &root, "inputResponses") {
             let text = looked.text.as_deref().unwrap_or_else(|| doc.at(root.value));
             let trimmed = self.trim_answers(&pass.parser, text)?;
             if let Some((trimmed, changes)) = trimmed.filter(|_| pass.wants != Wants::Findings) {
@@ -556,9 +564,9 @@ fn has_error(view: &MessageView, keys: &KeyOptions) -> bool {
         .any(|d: &Diagnostic| d.severity == Severity::Error)
 }
 
-/// Whether a request has `params.inputResponses` (read as the parse found
-/// it, its name unescaped: no look at the text again, nothing allocated).
-fn carries_answers(doc: &Doc, root: &Entry) -> bool {
+/// Whether a message has `params[name]` (read as the parse found it, its
+/// name unescaped: no look at the text again, nothing allocated).
+fn has_param(doc: &Doc, root: &Entry, name: &str) -> bool {
     let member = |entry: &Entry, name: &str| match entry.raw {
         Raw::Node(node) => doc
             .get(node)
@@ -566,7 +574,7 @@ fn carries_answers(doc: &Doc, root: &Entry) -> bool {
             .copied(),
         _ => None,
     };
-    member(root, "params").is_some_and(|params| member(&params, "inputResponses").is_some())
+    member(root, "params").is_some_and(|params| member(&params, name).is_some())
 }
 
 /// What kind of JSON-RPC message a view is.

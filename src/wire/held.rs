@@ -29,7 +29,9 @@ impl Exchange {
         let echoed = if !begins_answer(json) {
             None
         } else if self.shared.options.echo {
-            self.shared.filter.echo_to(json, &self.awaiting)
+            self.shared
+                .filter
+                .echo_to(json, &self.awaiting, self.tally.as_deref_mut())
         } else {
             std::str::from_utf8(json).ok().map(Cow::Borrowed)
         };
@@ -47,6 +49,7 @@ impl Exchange {
     /// The app's answer, whole, with its own status and its length.
     fn whole(&mut self, body: Vec<u8>) -> Step {
         self.mode = Mode::Over;
+        self.sent = Some(self.status);
         let edits = vec![("content-length", Some(body.len().to_string()))];
         let head = Head {
             status: self.status,
@@ -74,6 +77,9 @@ impl Exchange {
     /// The replies and an error for each request still waiting, said to be `why`.
     pub(super) fn failures(&mut self, why: Own, event: bool) -> Vec<String> {
         self.refused = Some(why.code().to_owned());
+        if let Some(tally) = self.tally.as_deref_mut() {
+            tally.failed(why.rpc());
+        }
         let limit = self.shared.options.max_answer_bytes as usize;
         let mut parts = std::mem::take(&mut self.replies);
         parts.extend(
@@ -88,6 +94,7 @@ impl Exchange {
     /// none), the app's headers but those of its body.
     pub(super) fn own(&mut self, status: u16, body: Vec<u8>) -> Step {
         self.mode = Mode::Over;
+        self.sent = Some(status);
         self.held = Vec::new();
         let mut edits: Vec<Edit> = vec![
             ("content-length", None),

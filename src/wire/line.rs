@@ -5,7 +5,11 @@
 //! character stands in it raw, in the account or in the message (its text
 //! as forwarded, put on one line by [`json::one_line`]). At a fraction of
 //! serde's cost, and without its serializer in the npm package's module.
+//! The message's arguments are left out of it as the filter's
+//! `auditArguments` says (WIRE-9, `arguments.rs`), when it is made.
 
+use super::arguments::left_out;
+use super::options::AuditArguments;
 use super::outcome::{MessageKind, Outcome, Seen, Verdict};
 use crate::audit::{AuditRecord, RequestId};
 use crate::diagnostics::{Change, Diagnostic};
@@ -33,8 +37,10 @@ impl Seen {
 impl Outcome<'_> {
     /// One JSON line per message, for a log: its account, with the message
     /// as it goes on (`"message"`, its text as forwarded, put on one line)
-    /// when it does. A line is one line whatever the body held: no line
-    /// break, control, bidi or invisible character stands in it raw.
+    /// when it does, its `params.arguments` left out as the filter's
+    /// `auditArguments` says ([`line_head`]). A line is one line whatever
+    /// the body held: no line break, control, bidi or invisible character
+    /// stands in it raw.
     ///
     /// # Examples
     ///
@@ -54,19 +60,50 @@ impl Outcome<'_> {
             .iter()
             .map(|seen| {
                 let message = seen.forwarded.clone().and_then(|at| forwarded.get(at));
-                let mut line = String::with_capacity(256 + message.map_or(0, str::len));
-                write(seen, message, &mut line);
+                let head = message.map(|message| line_head(message, seen.audit_arguments));
+                let mut line = String::with_capacity(256 + head.as_ref().map_or(0, String::len));
+                write(seen, head.as_deref(), &mut line);
                 line
             })
             .collect()
     }
 }
 
-/// Writes `seen` as a JSON object, with the message's text first when it goes on.
-fn write(seen: &Seen, message: Option<&str>, out: &mut String) {
+/// The members a message's line opens with, before its account:
+/// `"message"`, its text as it goes on put on one line, with the `arguments`
+/// of its `params` left out as `arguments` says (WIRE-9); and, when they
+/// were, `"auditArguments"` saying how. `message` is JSON text.
+///
+/// # Examples
+///
+/// ```
+/// use mcp_provenance::AuditArguments;
+/// use mcp_provenance::wire::line_head;
+///
+/// let call = "{\"id\":1,\n \"params\":{\"name\":\"t\",\"arguments\":{\"card\":\"4111\"}}}";
+/// assert_eq!(line_head(call, AuditArguments::Keep), r#""message":{"id":1, "params":{"name":"t","arguments":{"card":"4111"}}}"#);
+/// assert_eq!(line_head(call, AuditArguments::Drop), r#""message":{"id":1, "params":{"name":"t"}},"auditArguments":"drop""#);
+/// assert_eq!(line_head(r#"{"id":1,"method":"ping"}"#, AuditArguments::Drop), r#""message":{"id":1,"method":"ping"}"#);
+/// ```
+pub fn line_head(message: &str, arguments: AuditArguments) -> String {
+    let left = left_out(message, arguments);
+    let text = json::one_line(left.as_deref().unwrap_or(message));
+    let mut out = String::with_capacity(text.len() + 40);
+    out.push_str("\"message\":");
+    out.push_str(&text);
+    if left.is_some() {
+        out.push_str(",\"auditArguments\":");
+        write_string(&mut out, arguments.as_str());
+    }
+    out
+}
+
+/// Writes `seen` as a JSON object, after `head` (its line's first members,
+/// [`line_head`]) when its message goes on.
+fn write(seen: &Seen, head: Option<&str>, out: &mut String) {
     let mut object = Object::open(out);
-    if let Some(message) = message {
-        object.raw("message", &json::one_line(message));
+    if let Some(head) = head {
+        object.members(head);
     }
     if let Some(index) = seen.index {
         object.raw("index", &index.to_string());
@@ -102,7 +139,7 @@ fn kind(seen: &Seen) -> &'static str {
     }
 }
 
-fn id_of(id: &RequestId, out: &mut String) {
+pub(super) fn id_of(id: &RequestId, out: &mut String) {
     match id {
         RequestId::Number(number) => out.push_str(&number.to_string()),
         RequestId::String(text) => write_string(out, text),
@@ -210,6 +247,14 @@ impl<'o> Object<'o> {
         self.out.push('"');
         self.out.push_str(name);
         self.out.push_str("\":");
+    }
+
+    /// Members written already, as JSON text (`"name":value,...`).
+    fn members(&mut self, json: &str) {
+        if !std::mem::take(&mut self.first) {
+            self.out.push(',');
+        }
+        self.out.push_str(json);
     }
 
     fn raw(&mut self, name: &str, json: &str) {

@@ -14,7 +14,8 @@
 //! came with (`headers.rs`); the strict parser (`parse.rs`, its scanning in
 //! `scan.rs`) and the patcher (`patch.rs`); the options (`options.rs`); the
 //! outcome and its accounts (`outcome.rs`), each as one JSON line
-//! (`line.rs`); the [`Filter`] (`filter.rs`), with what it does to the
+//! (`line.rs`, the message's arguments left out of it in `arguments.rs`);
+//! the [`Filter`] (`filter.rs`), with what it does to the
 //! answers a request carries (`answers.rs`) and to the `turnId` a response
 //! echoes (`turns.rs`, its ids matched as the clients match them in
 //! `ids.rs`); `check` over a capture (`check.rs`) and its command line
@@ -24,10 +25,13 @@
 //! which says what to do in [`Step`]s (`step.rs`), reads an answer as the
 //! clients read it (`reading.rs`, event streams in `events.rs`), streams it
 //! (`streams.rs`) or holds it whole (`held.rs`), and answers in the app's
-//! stead in one wording (`own.rs`).
+//! stead in one wording (`own.rs`); once the answer is over, what each
+//! request got (`tally.rs`) is the exchange's outcome account (`answered.rs`).
 
+mod answered;
 mod answers;
 mod args;
+mod arguments;
 mod check;
 mod events;
 mod exchange;
@@ -47,15 +51,19 @@ mod scan;
 mod sessions;
 mod step;
 mod streams;
+mod tally;
 mod turns;
 
+pub use answered::ExchangeOutcome;
 pub use args::{CHECK_USAGE, CheckCommand, SAME_FILE, USAGE};
 pub use check::{Capture, Check, Counts, MAX_LINE_BOUND, MAX_LINE_BYTES, NOTHING_CHECKED, Printed};
 pub use exchange::Exchange;
 pub use filter::Filter;
 pub use gateway::Gateway;
-pub use options::{FilterContext, FilterOptions, GatewayOptions};
+pub use line::line_head;
+pub use options::{AuditArguments, FilterContext, FilterOptions, GatewayOptions};
 pub use outcome::{MessageKind, Outcome, Seen, Verdict};
 pub use own::{Answer, Own};
 pub use sessions::{MAX_NOTE_BYTES, MAX_REMEMBERED};
 pub use step::{Edit, Head, Piece, Start, Step};
+pub use tally::{Answered, Got};

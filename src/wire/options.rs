@@ -20,11 +20,12 @@ const DEPTH_LIMITS: (u32, u32) = (8, 4096);
 /// # Examples
 ///
 /// ```
-/// use mcp_provenance::FilterOptions;
+/// use mcp_provenance::{AuditArguments, FilterOptions};
 ///
 /// let options = FilterOptions::default();
 /// assert_eq!((options.max_batch, options.max_depth), (1000, 128));
 /// assert!(options.policy.is_none() && options.invocation_keys.is_empty());
+/// assert_eq!(options.audit_arguments, AuditArguments::Keep);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FilterOptions {
@@ -46,6 +47,69 @@ pub struct FilterOptions {
     /// The deepest a message may nest (WIRE-4); 8 to 4,096, default 128,
     /// where `serde_json` stops.
     pub max_depth: u32,
+    /// What each audit line holds of its message's `params.arguments`
+    /// (`auditArguments`, WIRE-9): the line alone, never the record or what
+    /// goes on.
+    pub audit_arguments: AuditArguments,
+}
+
+/// What an audit line ([`Outcome::lines`](crate::Outcome::lines)) holds of
+/// a message's `params.arguments` (WIRE-9), whatever its method
+/// (`tools/call`, `prompts/get`, any other). A line that left them out
+/// says how, in its member `auditArguments`; the message's account, its
+/// audit record and what goes on are the same under every choice.
+///
+/// # Examples
+///
+/// ```
+/// use mcp_provenance::{AuditArguments, Filter, FilterContext, FilterOptions};
+///
+/// let body = br#"{"id":1,"method":"tools/call","params":{"name":"pay","arguments":{"card":"4111 1111 1111 1111"}}}"#;
+/// let filter = Filter::new(FilterOptions { audit_arguments: AuditArguments::Drop, ..FilterOptions::default() })?;
+/// let outcome = filter.filter(body, &FilterContext::default());
+/// assert!(outcome.lines()[0].starts_with(r#"{"message":{"id":1,"method":"tools/call","params":{"name":"pay"}},"auditArguments":"drop","kind":"request""#));
+///
+/// let filter = Filter::new(FilterOptions { audit_arguments: AuditArguments::Digest, ..FilterOptions::default() })?;
+/// let outcome = filter.filter(body, &FilterContext::default());
+/// assert!(outcome.lines()[0].starts_with(r#"{"message":{"id":1,"method":"tools/call","params":{"name":"pay","arguments":{"sha256":"46c7b2a83d911587b42ddcce2be8caab6271bc4b71ac0093d3271eee237271f7","bytes":30}}},"auditArguments":"digest","kind""#));
+/// # Ok::<(), mcp_provenance::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum AuditArguments {
+    /// The message whole, as it goes on (`"keep"`, the default).
+    #[default]
+    Keep,
+    /// Each `arguments` member of `params` replaced by `{"sha256": …,
+    /// "bytes": …}`: the SHA-256 (lowercase hex) and the length in bytes of
+    /// its JSON text as it goes on (`"digest"`), so that the arguments a
+    /// server got can be matched, and nothing of them read.
+    Digest,
+    /// Each `arguments` member of `params` left out (`"drop"`).
+    Drop,
+}
+
+impl AuditArguments {
+    /// The choices, by their JS names.
+    const CHOICES: [(&'static str, AuditArguments); 3] = [
+        ("keep", AuditArguments::Keep),
+        ("digest", AuditArguments::Digest),
+        ("drop", AuditArguments::Drop),
+    ];
+
+    /// Its JS name, as a line's `auditArguments` names it.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(mcp_provenance::AuditArguments::Digest.as_str(), "digest");
+    /// ```
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AuditArguments::Keep => "keep",
+            AuditArguments::Digest => "digest",
+            AuditArguments::Drop => "drop",
+        }
+    }
 }
 
 impl Default for FilterOptions {
@@ -57,6 +121,7 @@ impl Default for FilterOptions {
             ui_keys: Vec::new(),
             max_batch: 1000,
             max_depth: 128,
+            audit_arguments: AuditArguments::Keep,
         }
     }
 }
@@ -117,6 +182,7 @@ impl FromOptions for FilterOptions {
         "uiKeys",
         "maxBatch",
         "maxDepth",
+        "auditArguments",
     ];
 
     fn from_options(options: &Options) -> Result<Self, Error> {
@@ -136,6 +202,9 @@ impl FromOptions for FilterOptions {
             ui_keys: options.strings("uiKeys")?.unwrap_or_default(),
             max_batch: options.limit("maxBatch")?.unwrap_or(default.max_batch),
             max_depth: options.limit("maxDepth")?.unwrap_or(default.max_depth),
+            audit_arguments: options
+                .choice("auditArguments", &AuditArguments::CHOICES)?
+                .unwrap_or_default(),
         })
     }
 }

@@ -7,6 +7,7 @@ use std::ops::Range;
 use serde::Serialize;
 
 use super::headers::Unread;
+use super::options::AuditArguments;
 use crate::audit::{AuditRecord, RequestId};
 use crate::diagnostics::{Change, Code, Diagnostic, Rule};
 use crate::json;
@@ -91,6 +92,11 @@ pub struct Seen {
     /// JSON text, for [`Filter::echo`](super::Filter::echo).
     #[serde(skip)]
     pub turn: Option<String>,
+    /// What its line holds of `params.arguments` (WIRE-9): the filter's
+    /// `auditArguments` for a message that goes on holding them, else
+    /// [`AuditArguments::Keep`].
+    #[serde(skip)]
+    pub audit_arguments: AuditArguments,
 }
 
 impl Seen {
@@ -107,6 +113,7 @@ impl Seen {
             forwarded: None,
             id_text: None,
             turn: None,
+            audit_arguments: AuditArguments::Keep,
         }
     }
 }

@@ -79,12 +79,16 @@ impl Own {
     /// `id` (`null` for none); `code` its `data.code` (an audit sink's own
     /// code for [`Own::AuditFailed`]).
     pub(super) fn error(self, id: &str, code: &str, limit: usize, event: bool) -> String {
-        let rpc = if self == Own::BodyTooLarge {
+        error(id, self.rpc(), &self.message(limit, event), code)
+    }
+
+    /// The JSON-RPC error code it answers with.
+    pub(super) fn rpc(self) -> i32 {
+        if self == Own::BodyTooLarge {
             INVALID_REQUEST
         } else {
             INTERNAL_ERROR
-        };
-        error(id, rpc, &self.message(limit, event), code)
+        }
     }
 }
 

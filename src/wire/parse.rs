@@ -152,7 +152,7 @@ impl<'k> Parser<'k> {
     /// `text` is JSON and an object with that member (the last, if several).
     pub(crate) fn member(&self, text: &str, name: &str) -> Result<Option<Span>, Syntax> {
         let mut found = None;
-        self.each_member(text, |member, span| {
+        self.each_member(text, |member, _, span| {
             if member == name {
                 found = Some(span);
             }
@@ -165,15 +165,21 @@ impl<'k> Parser<'k> {
     /// not an object.
     pub(crate) fn members(&self, text: &str) -> Result<Option<Vec<(String, Span)>>, Syntax> {
         let mut found = Vec::new();
-        let object =
-            self.each_member(text, |member, span| found.push((member.to_owned(), span)))?;
+        let object = self.each_member(text, |member, _, span| {
+            found.push((member.to_owned(), span))
+        })?;
         Ok(object.then_some(found))
     }
 
     /// Hands each member of the object `text` to `each`, its name read,
-    /// with where its value is, in the order they come; whether `text`
-    /// (JSON, else an error) is an object.
-    fn each_member(&self, text: &str, mut each: impl FnMut(&str, Span)) -> Result<bool, Syntax> {
+    /// with where the member begins (its name's opening quote) and where
+    /// its value is, in the order they come; whether `text` (JSON, else an
+    /// error) is an object.
+    pub(super) fn each_member(
+        &self,
+        text: &str,
+        mut each: impl FnMut(&str, usize, Span),
+    ) -> Result<bool, Syntax> {
         let mut reader = Reader::new(text, self);
         reader.ws();
         if reader.peek() != Some(b'{') {
@@ -187,6 +193,8 @@ impl<'k> Parser<'k> {
             reader.at += 1;
         } else {
             loop {
+                reader.ws();
+                let begins = reader.at;
                 reader.expect(b'"')?;
                 let member = reader.string()?;
                 reader.expect(b':')?;
@@ -195,6 +203,7 @@ impl<'k> Parser<'k> {
                 reader.skip(2)?;
                 each(
                     reader.doc.str(member),
+                    begins,
                     Span {
                         start,
                         end: reader.at,

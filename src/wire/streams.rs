@@ -72,7 +72,11 @@ impl Exchange {
         if !begins_answer(&data) {
             return Err(Own::AnswerNotJson);
         }
-        match self.shared.filter.echo_to(&data, &self.awaiting) {
+        match self
+            .shared
+            .filter
+            .echo_to(&data, &self.awaiting, self.tally.as_deref_mut())
+        {
             None => Err(Own::AnswerNotJson),
             Some(Cow::Borrowed(_)) => Ok(None),
             Some(Cow::Owned(echoed)) => Ok(Some(event.with_data(echoed.as_bytes()))),

@@ -17,6 +17,7 @@ use super::filter::Filter;
 use super::ids::{self, IdKey};
 use super::parse::{Body, Parser};
 use super::patch::Patch;
+use super::tally::Tally;
 use crate::edit::{Edit, Put, Target};
 use crate::json::doc::{Doc, Entry};
 use crate::json::{self, Slot};
@@ -184,14 +185,16 @@ impl Filter {
         answer: &'a [u8],
         turns: impl IntoIterator<Item = &'t str>,
     ) -> Option<Cow<'a, str>> {
-        self.echo_to(answer, &self.awaiting(turns))
+        self.echo_to(answer, &self.awaiting(turns), None)
     }
 
-    /// [`Filter::echo`] on requests read once: `answer` echoed for `awaiting`.
+    /// [`Filter::echo`] on requests read once: `answer` echoed for
+    /// `awaiting`; what it answers kept in `tally`, when it can be read.
     pub(crate) fn echo_to<'a>(
         &self,
         answer: &'a [u8],
         awaiting: &Awaiting,
+        tally: Option<&mut Tally>,
     ) -> Option<Cow<'a, str>> {
         let text = std::str::from_utf8(answer).ok()?;
         let parser = Parser::new(&self.keys, MAX_ANSWER_DEPTH, self.reads());
@@ -208,6 +211,9 @@ impl Filter {
             if let Some(echoed) = self.echo_one(&message.doc, message.root, awaiting) {
                 splices.push((message.root.value, echoed));
             }
+        }
+        if let Some(tally) = tally {
+            tally.read(&parser, &messages);
         }
         if splices.is_empty() {
             return Some(Cow::Borrowed(text));

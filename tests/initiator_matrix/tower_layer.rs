@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use axum::body::Body;
 use axum::http::{Request, Response};
-use mcp_provenance::ProvenanceLayer;
+use mcp_provenance::{Account, ProvenanceLayer};
 use serde_json::{Value, json};
 use tower::{Layer, ServiceExt, service_fn};
 
@@ -36,7 +36,10 @@ impl Stack {
         let layer = ProvenanceLayer::from_value(options)
             .unwrap()
             .audit(move |account, _line| {
-                lock(&sink).push(serde_json::to_value(account).unwrap());
+                // The messages' accounts: the cells are about what the filter decided.
+                if let Account::Message(seen) = account {
+                    lock(&sink).push(serde_json::to_value(seen).unwrap());
+                }
                 Ok(())
             })
             .principal(|_| Some("alice".into()));

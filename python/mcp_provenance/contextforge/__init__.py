@@ -1,8 +1,8 @@
 """Provenance for ContextForge (``mcp-contextforge-gateway`` 1.1.0), whose plugin hooks
 never see a request's ``_meta``: its own app behind the package's ASGI middleware,
-started with its own command.
+started with its own command, the settings checked first.
 
-    mcpgateway mcp_provenance.contextforge:app --env-file .env --workers 2
+    python -m mcp_provenance.contextforge --env-file .env --workers 2
 
 ``app`` is ContextForge's ``mcpgateway.main:app`` with the package's filter in front of
 every route where it passes MCP params or ``_meta`` upstream, found from ContextForge's own

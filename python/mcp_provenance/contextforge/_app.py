@@ -8,15 +8,24 @@ body and is not classified is refused. It is configured from the environment:
 
 - ``MCP_PROVENANCE_OPTIONS``: the path of a JSON document, the filter's options as in every
   runtime (``{"policy": {"userIntent": "redact"}}``; members ``policy``, ``liftLegacy``,
-  ``invocationKeys``, ``uiKeys``, ``maxBatch``, ``maxDepth``);
+  ``invocationKeys``, ``uiKeys``, ``maxBatch``, ``maxDepth``, ``auditArguments``), which
+  the middleware is given whole, as its ``options``: whatever the filter takes, it takes;
 - ``MCP_PROVENANCE_AUDIT``: the path of a file each message's account is appended to, the
   filter's own line (one line of JSON: the account, with its audit record, and the message
-  as forwarded), one ``write`` each, so that the lines of every worker stay whole.
+  as forwarded), then, once the answer is over, the exchange's outcome (``"kind":
+  "outcome"``: the status sent, what each request got, a call ContextForge refused as its
+  error and code), one ``write`` each, so that the lines of every worker stay whole.
 
 Both are required: a gateway that was meant to redact and record must not start without
-doing so. A setting missing or wrong stops the start with one line on stderr that says which
-and why, and exit status 3, which uvicorn and gunicorn take for a worker that can never
-start: they stop, instead of starting it again. It is checked before ContextForge loads.
+doing so. So is a ContextForge that lets through what the filter forwards: its settings, read
+as it reads them (the environment, then its ``.env``), are checked against the largest
+``_meta`` the filter forwards under the options (``_limits.py``: ``META_MAX_DEPTH``,
+``META_MAX_KEYS``, ``META_MAX_BYTES``, its validation middleware). A setting missing or wrong
+stops the start with one line on stderr that says which and why, and exit status 3, which
+uvicorn and gunicorn take for a worker that can never start: they stop, instead of starting
+it again. All is checked when the module is imported, before ContextForge's app loads, which
+happens when ``app`` is first asked for: ``python -m mcp_provenance.contextforge`` imports the
+module to check the settings once before it starts any worker (``__main__.py``).
 """
 
 # ContextForge is not installed where the package's types are checked (the tests' environment).
@@ -28,12 +37,13 @@ import json
 import logging
 import os
 import sys
-from typing import Any, Dict, List, Mapping, NoReturn, Tuple
+from typing import Any, Dict, List, Mapping, NoReturn, Tuple, cast
 
 from .._native import Filter
 from ..asgi import App, ProvenanceMiddleware, Scope
 from ..errors import ProvenanceError, ProvenanceValueError
-from ..types import MessageAccount
+from ..types import Account, FilterOptions
+from ._limits import refusals
 from ._routes import Gateway, RouteTable
 
 #: The variable naming the filter's options document.
@@ -43,10 +53,6 @@ AUDIT_VARIABLE = "MCP_PROVENANCE_AUDIT"
 
 #: The exit status of a worker that cannot start, to uvicorn's and gunicorn's supervisors.
 STARTUP_FAILURE = 3
-
-#: Each member of the options document, as the middleware names it.
-KEYWORDS = {"policy": "policy", "liftLegacy": "lift_legacy", "invocationKeys": "invocation_keys",
-            "uiKeys": "ui_keys", "maxBatch": "max_batch", "maxDepth": "max_depth"}
 
 #: What each variable names, for the message that says it is missing.
 _SETTINGS = {OPTIONS_VARIABLE: "the filter's options, a JSON document such as {\"policy\": {\"userIntent\": \"redact\"}}",
@@ -69,7 +75,7 @@ class JsonLines:
         self.path = os.path.abspath(path)
         self._append(b"")
 
-    def __call__(self, account: MessageAccount, line: str) -> None:
+    def __call__(self, account: Account, line: str) -> None:
         self._append(line.encode("utf-8") + b"\n")
 
     def _append(self, data: bytes) -> None:
@@ -82,9 +88,9 @@ class JsonLines:
             raise OSError(f"{self.path}: {written} of {len(data)} bytes written")
 
 
-def configured(environ: Mapping[str, str]) -> Tuple[Dict[str, Any], JsonLines]:
-    """The middleware's keyword arguments from the options document, and the audit sink;
-    raises :class:`~mcp_provenance.ProvenanceError` saying which setting is wrong and why."""
+def configured(environ: Mapping[str, str]) -> Tuple[FilterOptions, JsonLines]:
+    """The filter's options document, checked, and the audit sink; raises
+    :class:`~mcp_provenance.ProvenanceError` saying which setting is wrong and why."""
     for variable in (OPTIONS_VARIABLE, AUDIT_VARIABLE):
         if not environ.get(variable):
             raise ProvenanceValueError(
@@ -110,7 +116,7 @@ def configured(environ: Mapping[str, str]) -> Tuple[Dict[str, Any], JsonLines]:
         sink = JsonLines(audit)
     except OSError as bad:
         raise ProvenanceValueError(f"{AUDIT_VARIABLE} ({audit}): {bad.strerror or bad}", "unwritable-audit") from None
-    return {KEYWORDS[name]: value for name, value in options.items()}, sink
+    return cast(FilterOptions, options), sink
 
 
 def _members(pairs: List[Tuple[str, Any]]) -> Dict[str, Any]:
@@ -143,32 +149,56 @@ def _rewritten(scope: Scope) -> Scope:
 
 
 def _stopped(bad: ProvenanceError) -> NoReturn:
-    """Stops the worker's start, saying why on one line."""
+    """Stops the start (the command's, or a worker's), saying why on one line."""
     sys.stderr.write(f"mcp_provenance.contextforge: {bad}\n")
     sys.stderr.flush()
     raise SystemExit(STARTUP_FAILURE)
 
 
 try:
-    _keywords, _sink = configured(os.environ)
+    _options, _sink = configured(os.environ)
+    # ContextForge's settings, as it reads them; what they would refuse of what the filter forwards.
+    from mcpgateway.config import settings
+
+    _refused = refusals(settings, _options)
+    if _refused:
+        raise ProvenanceValueError("; ".join(_refused), "contextforge-refuses-envelope")
 except ProvenanceError as _bad:
     _stopped(_bad)
-
-# Loaded only now that the settings hold: ContextForge's import builds its whole server.
-from mcpgateway.config import settings  # noqa: E402
-from mcpgateway.main import _SERVER_MCP_PATH_RE, _normalize_scope_path  # noqa: E402
-from mcpgateway.main import app as contextforge  # noqa: E402
-from mcpgateway.utils.paths import replace_api_path_alias  # noqa: E402
 
 
 def _middleware(behind: App) -> App:
     """The package's middleware in front of ``behind``, as the settings say."""
-    return ProvenanceMiddleware(behind, audit=_sink, **_keywords)
+    return ProvenanceMiddleware(behind, options=_options, audit=_sink)
 
 
-#: ContextForge's app, behind the filter where its routes pass MCP params or ``_meta`` upstream.
-app = Gateway(contextforge, RouteTable(contextforge.routes, root_path=contextforge.root_path or "", rewrite=_rewritten),
-              _middleware)
+# ContextForge's own, which `_rewritten` routes with: bound when its app is loaded (`_made`).
+_SERVER_MCP_PATH_RE: Any
+_normalize_scope_path: Any
+replace_api_path_alias: Any
 
-LOGGER.info("provenance: ContextForge's routes that pass MCP upstream filtered with the options of %s, "
-            "accounts appended to %s", os.environ[OPTIONS_VARIABLE], _sink.path)
+
+def _made() -> App:
+    """ContextForge's app, behind the filter where its routes pass MCP params or ``_meta``
+    upstream. Loads ContextForge's, whose import builds its whole server."""
+    global _SERVER_MCP_PATH_RE, _normalize_scope_path, replace_api_path_alias
+    from mcpgateway import main
+    from mcpgateway.utils import paths
+
+    _SERVER_MCP_PATH_RE, _normalize_scope_path = main._SERVER_MCP_PATH_RE, main._normalize_scope_path
+    replace_api_path_alias = paths.replace_api_path_alias
+    contextforge = main.app
+    made = Gateway(contextforge, RouteTable(contextforge.routes, root_path=contextforge.root_path or "", rewrite=_rewritten),
+                   _middleware)
+    LOGGER.info("provenance: ContextForge's routes that pass MCP upstream filtered with the options of %s, "
+                "accounts appended to %s", os.environ[OPTIONS_VARIABLE], _sink.path)
+    return made
+
+
+def __getattr__(name: str) -> Any:
+    """``app``: ContextForge's app behind the filter, made the first time it is asked for (a
+    worker asks; the process that checks the settings and starts the workers does not)."""
+    if name != "app":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    made = globals()["app"] = _made()
+    return made

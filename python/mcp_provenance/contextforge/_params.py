@@ -9,7 +9,9 @@ package's :class:`~mcp_provenance.asgi.ProvenanceMiddleware` as any message does
 its account audited before anything goes on, refused when the filter refuses it. ContextForge
 then gets the ``params`` member of what the filter forwarded, its very bytes (the span between
 the wrapping, never parsed and written again), and answers the client itself: there is no
-JSON-RPC answer to echo a ``turnId`` into. A body that is not one JSON object is refused (400)
+JSON-RPC answer to echo a ``turnId`` into, nor to read what the request got from (the
+exchange's outcome has the status ContextForge answered with, and the request's answer
+``unseen``). A body that is not one JSON object is refused (400)
 before it is wrapped, so that it cannot close the object and add members of its own. A
 refusal is answered as ContextForge answers its errors, ``{"detail": <message>}``, with the
 filter's JSON-RPC error beside it, and 400 (500 when it could not audit).
@@ -43,14 +45,16 @@ as they came, and its record is kept:
 True
 >>> records[0]["record"]["method"], records[0]["record"]["clientAsserted"]["userIntentRedacted"]
 ('completion/complete', True)
+>>> records[1]["kind"], records[1]["status"], records[1]["requests"]
+('outcome', 200, [{'id': 1, 'answer': 'unseen'}])
 
 A bare intent is refused, and so is a body that would close the params and add members:
 
 >>> status, refusal = post(b'{"ref":{"type":"ref/prompt","name":"p"},"_meta":{"userIntent":{"text":"my salary"}}}')
 >>> status, refusal["detail"], refusal["code"], refusal["error"]["code"]
 (400, 'a bare _meta.userIntent, which a policy that redacts intents cannot reach', 'bare-user-intent', -32602)
->>> post(b'{"ref":{}},"params":{"_meta":{}}'), len(got), len(records)
-((400, {'detail': 'the body is not one JSON object', 'code': 'not-one-object'}), 1, 2)
+>>> post(b'{"ref":{}},"params":{"_meta":{}}'), len(got), [record["kind"] for record in records]
+((400, {'detail': 'the body is not one JSON object', 'code': 'not-one-object'}), 1, ['request', 'outcome', 'request', 'outcome'])
 """
 
 from __future__ import annotations
@@ -89,7 +93,7 @@ class ParamsFilter:
         if scope["type"] != "http" or scope["method"] != "POST":
             return await self._app(scope, receive, send)
         if self._method is None:
-            exchange = _Exchange(send, b"", b"")
+            exchange = _Exchange(send, b"")
             token = _EXCHANGE.set(exchange)
             try:
                 await self._filtered(scope, receive, exchange.intercept)
@@ -98,7 +102,7 @@ class ParamsFilter:
             return
         request_id = next(self._ids)
         prefix = b'{"jsonrpc":"2.0","id":%d,"method":%s,"params":' % (request_id, json.dumps(self._method).encode())
-        exchange = _Exchange(send, prefix, b'{"jsonrpc":"2.0","id":%d,"result":{}}' % request_id)
+        exchange = _Exchange(send, prefix)
         token = _EXCHANGE.set(exchange)
         try:
             await self._filtered({**scope, "headers": _with_length(scope["headers"], len(prefix) + 1)},
@@ -110,9 +114,9 @@ class ParamsFilter:
 
     async def _forwarded(self, scope: Scope, receive: Receive, send: Send) -> None:
         """What the middleware calls with the body the filter forwarded: the app gets it (its
-        params, for a params body) and answers the client; the middleware gets an answer of
-        its own (an empty result for the request made of params; for a message, an empty 202),
-        which goes no further."""
+        params, for a params body) and answers the client; the middleware gets the status the
+        client got and no message (the app's answer is in a form of its own), which goes no
+        further."""
         exchange = _EXCHANGE.get()
         exchange.taken = True
         pieces: List[bytes] = []
@@ -130,26 +134,26 @@ class ParamsFilter:
                 # The filter changes no byte of the wrapping: this cannot be, and is not guessed at.
                 await _respond(exchange.send, 500, {"detail": "the filtered params could not be read",
                                                     "code": "internal-error"})
-                return await _answered(send, exchange.answer)
+                return await _answered(send, 500)
             body = body[len(exchange.prefix):-1]
             kept["headers"] = _with_length(scope["headers"], 0, len(body))
-        await self._app(kept, _replay(body, receive), exchange.send)
-        await _answered(send, exchange.answer)
+        await self._app(kept, _replay(body, receive), exchange.relayed)
+        await _answered(send, exchange.status)
 
 
 class _Exchange:
     """One request's way through: the client's ``send``, the params wrapping (``prefix``,
-    empty for a message) and the middleware's answer to the request made of it (``answer``),
-    whether the app took the answer over, and the body as it came, held until it is whole to
-    see that it is one JSON object."""
+    empty for a message), whether the app took the answer over and the status it answered
+    with, and the body as it came, held until it is whole to see that it is one JSON object."""
 
-    __slots__ = ("send", "prefix", "answer", "taken", "not_one_object", "_held", "_start", "_answer")
+    __slots__ = ("send", "prefix", "taken", "status", "not_one_object", "_held", "_start", "_answer")
 
-    def __init__(self, send: Send, prefix: bytes, answer: bytes) -> None:
+    def __init__(self, send: Send, prefix: bytes) -> None:
         self.send = send
         self.prefix = prefix
-        self.answer = answer
         self.taken = False
+        # Until the app answers: an app that fails before its answer's head has a server's 500 sent.
+        self.status = 500
         self.not_one_object = False
         self._held = bytearray()
         self._start: Optional[Message] = None
@@ -180,6 +184,12 @@ class _Exchange:
             self._held = bytearray()
             return {"type": "http.request", "body": piece + b"}", "more_body": False}
         return wrapped
+
+    async def relayed(self, message: Message) -> None:
+        """The app's ``send``: the client's, the status it answers with noted."""
+        if message["type"] == "http.response.start":
+            self.status = message.get("status", 200)
+        await self.send(message)
 
     async def intercept(self, message: Message) -> None:
         """The middleware's ``send``: its own answer (a refusal), made a params client's; once
@@ -260,12 +270,11 @@ def _replay(body: bytes, receive: Receive) -> Receive:
     return replayed
 
 
-async def _answered(send: Send, answer: bytes) -> None:
-    """The middleware's answer once the app has answered the client: ``answer`` (JSON), or an
-    empty 202."""
-    headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(answer))] if answer else []
-    await send({"type": "http.response.start", "status": 200 if answer else 202, "headers": headers})
-    await send({"type": "http.response.body", "body": answer, "more_body": False})
+async def _answered(send: Send, status: int) -> None:
+    """The middleware's answer once the app has answered the client, in a form of its own: the
+    ``status`` the client got, and no message (none a client reads a JSON-RPC answer from)."""
+    await send({"type": "http.response.start", "status": status, "headers": []})
+    await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
 async def _respond(send: Send, status: int, document: Any, headers: Headers = ()) -> None:

@@ -1,9 +1,10 @@
 // What the HTTP middleware shares, whatever the stack (node:http and
 // Express, or a Fetch handler): its options read once, the core's gateway
 // (createGateway: the filter, the witnessed sessions, the way back and the
-// middleware's own answers), each message's account to the audit sink, and
-// the exchange the app and the operator can read. Every decision is the
-// core's; the stacks' files move the body and the answers.
+// middleware's own answers), each message's account to the audit sink and,
+// once the answer is over, the exchange's outcome, and the exchange the app
+// and the operator can read. Every decision is the core's; the stacks'
+// files move the body and the answers.
 import { createGateway } from "../../gateway.mjs";
 
 /** The exchanges under way, by the request the app was handed (and the one that came): see `exchangeOf`. */
@@ -69,7 +70,10 @@ export function begin(settings, request, method, path, headers) {
   const { start } = core;
   const record = start === "pass" ? undefined : new Exchange(core);
   if (record !== undefined) exchanges.set(request, record);
-  return { core, start, record };
+  // With a sink, a body the middleware reads has an outcome, kept as its answer goes, given by `ended`.
+  if (start !== "read" || settings.audit === undefined) return { core, start, record };
+  core.keepOutcome();
+  return { core, start, record, began: performance.now() };
 }
 
 /**
@@ -81,13 +85,16 @@ export function begin(settings, request, method, path, headers) {
  * app's stead; undefined when the body goes on: `record.filtered.forward`,
  * then, is what the app reads.
  */
-export async function admit(settings, { core, record }, body, given, auth) {
+export async function admit(settings, exchange, body, given, auth) {
+  const { core, record } = exchange;
   const principal = settings.principal ? settings.principal(...given) : auth?.clientId;
   record.principal = typeof principal === "string" && principal !== "" ? principal : undefined;
   const started = performance.now();
   record.filtered = core.admit(body, record);
   record.filterMs = performance.now() - started;
-  const unkept = settings.audit === undefined ? undefined : await audited(settings.audit, record);
+  // An outcome given while the accounts are still being kept (the client gone meanwhile) waits for them.
+  const unkept = settings.audit === undefined ? undefined : await (exchange.auditing = audited(settings.audit, record));
+  exchange.auditing = undefined;
   if ("reject" in record.filtered) return core.rejected();
   return unkept === undefined ? undefined : core.auditFailed(unkept);
 }
@@ -114,6 +121,65 @@ async function audited(audit, record) {
     const kind = failure?.constructor?.name ?? typeof failure;
     console.error(`mcp-provenance: a body of ${accounts.length} message(s) refused: its audit failed (${kind}, code ${JSON.stringify(code.slice(0, 64))})`);
     return code;
+  }
+}
+
+/** This worker, `[pid, host]`, where the runtime says (Node, Deno, Bun; not a browser or a worker), read once. */
+let worker;
+function workerOf() {
+  if (worker === undefined) {
+    const process = globalThis.process;
+    let host;
+    try {
+      host = process?.getBuiltinModule?.("node:os")?.hostname();
+    } catch {
+      host = undefined;
+    }
+    worker = [process?.pid, host];
+  }
+  return worker;
+}
+
+/**
+ * Hands the exchange's outcome account and its line to `settings.audit`,
+ * once, when its answer is over (sent, or the client gone, or the app
+ * failed), after the body's accounts (once an async sink has kept them):
+ * the status sent, what each request got. Nothing without a sink, nor for a
+ * request the middleware did not read. The answer is gone by then: a sink
+ * that fails changes nothing of it, and stderr says so once, without the
+ * failure's text.
+ */
+export function ended(settings, exchange) {
+  const { began, auditing } = exchange;
+  if (began === undefined || exchange.ended) return;
+  exchange.ended = true;
+  if (auditing === undefined) given(settings, exchange.core, performance.now() - began);
+  else auditing.then(() => given(settings, exchange.core, performance.now() - began));
+}
+
+/** Says once on stderr that an outcome was not kept: the failure's kind and code, not its text. */
+function unkept(failure) {
+  const code = typeof failure?.code === "string" ? failure.code : "audit-failed";
+  const kind = failure?.constructor?.name ?? typeof failure;
+  console.error(`mcp-provenance: an exchange's outcome was not kept: its audit failed (${kind}, code ${JSON.stringify(code.slice(0, 64))})`);
+}
+
+/** The outcome of `core`, `ms` long, to the sink; its failure said once. */
+function given(settings, core, ms) {
+  let line;
+  try {
+    line = core.outcome(ms, ...workerOf());
+  } catch {
+    // The module started afresh: the exchange is gone with it.
+    return;
+  }
+  if (line === undefined) return;
+  try {
+    // As for the messages' accounts, a line only for a sink that declares one.
+    const kept = settings.audit(JSON.parse(line), settings.audit.length >= 2 ? line : undefined);
+    if (typeof kept?.then === "function") kept.then(undefined, unkept);
+  } catch (failure) {
+    unkept(failure);
   }
 }
 

@@ -3,8 +3,10 @@
 // wrapped. A POST's body is read (up to a bound), filtered and audited
 // before the handler is called; it is handed a `Request` whose body is the
 // forwarded bytes, and its `Response` goes back through the core's way back
-// (exchange.mjs). Nothing here needs Node.
-import { admit, begin, exchanges, failedHere, settingsOf } from "./exchange.mjs";
+// (exchange.mjs); once its body has been read to its end or cancelled (or
+// the middleware answered itself), the exchange's outcome goes to the audit
+// sink. Nothing here needs Node.
+import { admit, begin, ended, exchanges, failedHere, settingsOf } from "./exchange.mjs";
 
 /**
  * `handler` with provenance in front of it: see `provenanceFetch` in
@@ -33,16 +35,27 @@ export function provenanceFetch(handler, options) {
   return async function provenance(request, ...rest) {
     let exchange;
     let handedOn;
+    /** The exchange is over: its outcome to the sink, while `response` goes on. */
+    const over = (response) => {
+      if (exchange?.began !== undefined) ended(settings, exchange);
+      return response;
+    };
     try {
       exchange = begin(settings, request, request.method, new URL(request.url).pathname, [...request.headers].flat());
       handedOn = await admitted(settings, exchange, request, rest);
     } catch (failure) {
       // A fault of the middleware's own (a `principal` that threw, say): the handler is not called.
-      return answer(failedHere(failure, exchange?.core));
+      return over(answer(failedHere(failure, exchange?.core)));
     }
-    if (handedOn instanceof Response) return handedOn;
-    const response = await handler(handedOn, ...rest);
-    return exchange.start === "pass" ? response : passedBack(exchange.core, response);
+    if (handedOn instanceof Response) return over(handedOn);
+    let response;
+    try {
+      response = await handler(handedOn, ...rest);
+    } catch (failure) {
+      over();
+      throw failure;
+    }
+    return exchange.start === "pass" ? response : passedBack(exchange.core, response, over);
   };
 }
 
@@ -104,9 +117,11 @@ const NULL_BODY = new Set([204, 205, 304]);
  * The handler's `response` as the client gets it, a step of the core's way
  * back at a time: the very response when it goes on as it came; else its
  * head as the exchange makes it (once a JSON answer held whole has ended)
- * and a body that reads the handler's as the client reads it.
+ * and a body that reads the handler's as the client reads it. `over` is
+ * told when the exchange is over: the response handed back as it came, or
+ * with no body; its body read to its end, cancelled, or broken.
  */
-async function passedBack(core, response) {
+async function passedBack(core, response, over) {
   let reader;
   /** The exchange's next step: the handler's next piece through it, or its end; once over, the rest is not read. */
   const next = async () => {
@@ -117,9 +132,14 @@ async function passedBack(core, response) {
     return step;
   };
   let step = core.head(response.status, [...response.headers].flat());
-  while (step.head === undefined && !step.over) step = await next();
+  try {
+    while (step.head === undefined && !step.over) step = await next();
+  } catch (failure) {
+    over();
+    throw failure;
+  }
   const { status, edits, passes } = step.head;
-  if (passes) return response;
+  if (passes) return over(response);
   const headers = new Headers(response.headers);
   for (const [name, value] of edits) {
     if (value === undefined) headers.delete(name);
@@ -128,18 +148,31 @@ async function passedBack(core, response) {
   const body = new ReadableStream({
     // A pull that enqueues nothing is not pulled again: it reads on until it has a piece, or the end.
     async pull(controller) {
-      for (let given = false; !given;) {
-        const { pieces, over } = step ?? (await next());
-        step = undefined;
-        for (const piece of pieces.filter((piece) => piece.length > 0)) {
-          controller.enqueue(piece);
-          given = true;
+      try {
+        for (let given = false; !given;) {
+          const { pieces, over: done } = step ?? (await next());
+          step = undefined;
+          for (const piece of pieces.filter((piece) => piece.length > 0)) {
+            controller.enqueue(piece);
+            given = true;
+          }
+          if (done) {
+            controller.close();
+            return over();
+          }
         }
-        if (over) return controller.close();
+      } catch (failure) {
+        over();
+        throw failure;
       }
       return undefined;
     },
-    cancel: (reason) => reader?.cancel(reason),
+    cancel: (reason) => {
+      over();
+      return reader?.cancel(reason);
+    },
   });
-  return new Response(NULL_BODY.has(status) ? null : body, { status, statusText: status === response.status ? response.statusText : "", headers });
+  const bodiless = NULL_BODY.has(status);
+  const handed = new Response(bodiless ? null : body, { status, statusText: status === response.status ? response.statusText : "", headers });
+  return bodiless ? over(handed) : handed;
 }

@@ -5,8 +5,9 @@
 // (`for await`, `req.on("data")`, raw-body and express.json(), the SDK's
 // transports through @hono/node-server, which takes `req.rawBody`), and
 // `res` carries the app's answer through the core's way back, a step at a
-// time (exchange.mjs).
-import { admit, begin, failedHere, settingsOf } from "./exchange.mjs";
+// time (exchange.mjs); once `res` closes (its answer sent, or the client
+// gone first), the exchange's outcome goes to the audit sink.
+import { admit, begin, ended, failedHere, settingsOf } from "./exchange.mjs";
 
 /**
  * Provenance in front of an MCP app on Node's http server: see
@@ -66,6 +67,8 @@ async function serve(settings, exchange, req, res, next) {
     watch(res, core);
     return next();
   }
+  // Once the answer is over (sent, or the connection closed first), what became of the exchange.
+  if (exchange.began !== undefined) res.on("close", () => ended(settings, exchange));
   if (req.readableDidRead || req.readableEnded || req.body !== undefined) return answer(res, core.failed("body-already-read"));
   // The rest of a body too large is not read: the connection cannot carry another request (the answer says so).
   if (core.declaredTooLarge) return answer(res, core.tooLarge());
