@@ -16,7 +16,9 @@ the same call whose ``arguments`` hold ~0.7 MB of rows.
   its echo between, in front of the JSON answers: the filter's work where a
   request runs it, and nothing else of ProvenanceMiddleware's.
 - ``ProvenanceMiddleware``, redacting intents and echoing ``turnId``, with a
-  sink that keeps the last accounts as a log's buffer does, and with no sink.
+  sink that keeps the last accounts as a log's buffer does, and with no sink;
+  and, at the end, with that sink with and without the outcome account, and
+  with Prometheus metrics besides (``outcome_cost``).
 - The filter alone, the work the middleware cannot leave out:
   ``Filter(...)`` on the body, given the context the middleware gives it,
   and ``echo`` on the app's answer; and the same, timed alone, right after
@@ -45,9 +47,12 @@ import time
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Deque, Dict, List, MutableMapping, NamedTuple, Optional, Tuple
 
+from prometheus_client import CollectorRegistry
+
 from mcp_provenance import Filter
 from mcp_provenance._asgi_io import received_at
 from mcp_provenance.asgi import App, ProvenanceMiddleware, Receive, Scope, Send
+from mcp_provenance.prometheus import PrometheusMetrics
 from mcp_provenance.types import FilterContext, MessageAccount, Policy
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -309,4 +314,52 @@ def report(title: str, size: int, times: Dict[str, List[float]]) -> None:
     print("  what the floor middleware, filtering, adds: the filter's work where the request runs it.")
 
 
+class _OutcomeNotGiven(ProvenanceMiddleware):
+    """The middleware as it was before the outcome account: what it keeps of the exchange
+    (read in the core off what the echo parsed already) never made into an account nor
+    handed to the sink. Only this measure has it."""
+
+    def _ended(self, exchange: Any, began: float) -> None:
+        return None
+
+
+async def outcome_cost(requests: int) -> None:
+    """What the outcome account and Prometheus metrics add to the middleware with a sink, on
+    the SEP example in front of the minimal app: one request to each setup in turn, the order turning each time
+    (round-robin by the request: blocks of requests drift by more than the outcome costs)."""
+    kept: Deque[Tuple[Any, str]] = collections.deque(maxlen=100)
+
+    def keep(account: Any, line: str) -> None:
+        kept.append((account, line))
+
+    app, body = minimal(events=False), BODIES[0][1]
+    metrics = PrometheusMetrics(CollectorRegistry())
+    setups: Dict[str, App] = {"app alone": app,
+                              "+ ProvenanceMiddleware, outcome not given": _OutcomeNotGiven(app, policy=POLICY, audit=keep),
+                              "+ ProvenanceMiddleware": ProvenanceMiddleware(app, policy=POLICY, audit=keep),
+                              "+ ProvenanceMiddleware, Prometheus metrics": ProvenanceMiddleware(
+                                  app, policy=POLICY, audit=keep, metrics=metrics)}
+    names = list(setups)
+    for name in names:
+        for _ in range(500):
+            await serve(setups[name], body)
+    times: Dict[str, List[float]] = {name: [] for name in names}
+    for n in range(requests):
+        for k in range(len(names)):
+            name = names[(n + k) % len(names)]
+            started = time.perf_counter_ns()
+            await serve(setups[name], body)
+            times[name].append((time.perf_counter_ns() - started) / 1000)
+    p50 = {name: sorted(samples)[len(samples) // 2] for name, samples in times.items()}
+    print(f"\nthe outcome account, the SEP example, {requests} requests a setup round-robin; µs per request (p50):")
+    for name in names:
+        print(f"  {name:48} {p50[name]:9.1f}   adds {p50[name] - p50['app alone']:7.1f}")
+    before, after, metered = (p50[name] - p50["app alone"] for name in names[1:])
+    print(f"  the outcome account adds {after - before:.1f} µs: {(after - before) / before * 100:.1f}% of what the middleware "
+          "with a sink adds without it (the aim: at most 5%)")
+    print(f"  the metrics add {metered - after:.1f} µs: {(metered - after) / after * 100:.1f}% of what the middleware "
+          "with a sink adds without them")
+
+
 asyncio.run(main())
+asyncio.run(outcome_cost(ROUNDS * 200))

@@ -41,14 +41,30 @@ export function baseline(rev = BASELINE) {
   const manifest = join(tree, "Cargo.toml");
   if (!/^\[workspace\]/m.test(readFileSync(manifest, "utf8"))) appendFileSync(manifest, "\n[workspace]\n");
 
-  // The npm steps of the baseline Makefile's `build:` (as of 7408524; its
-  // build-browser and build-extension steps that follow are not the package):
-  //   $(CARGO) build --lib --target wasm32-unknown-unknown --release --no-default-features --features npm
-  //   node tools/build-pkg.mjs target/wasm32-unknown-unknown/release/mcp_provenance.wasm
+  // The npm steps of the baseline Makefile's `build:` (its build-browser and
+  // build-extension steps that follow are not the package), as of its era.
   const cargoTarget = join(dir, "cargo");
   const run = (bin, args) => execFileSync(bin, args, { cwd: tree, stdio: "inherit", env: { ...process.env, CARGO_TARGET_DIR: cargoTarget } });
-  run(process.env.CARGO || "cargo", ["build", "--lib", "--target", "wasm32-unknown-unknown", "--release", "--no-default-features", "--features", "npm"]);
-  run(process.execPath, ["tools/build-pkg.mjs", join(cargoTarget, "wasm32-unknown-unknown", "release", "mcp_provenance.wasm")]);
+  const cargo = process.env.CARGO || "cargo";
+  const wasm = (name) => join(cargoTarget, "wasm32-unknown-unknown", "release", name);
+  if (existsSync(join(tree, "binding", "Cargo.toml"))) {
+    // Since the binding crate (wasm-bindgen): a module for the host entry and one for the filter's,
+    //   $(CARGO) build -p mcp-provenance-wasm --lib --target $(WASM_TARGET) --release --no-default-features --features host
+    //   wasm-bindgen $(BINDGEN_FLAGS) --out-dir $(BINDGEN)/host $(WASM)   (and the same for filter)
+    //   node tools/build-pkg.mjs $(BINDGEN)/host $(BINDGEN)/filter
+    const bindgen = join(dir, "wasm-bindgen");
+    for (const feature of ["host", "filter"]) {
+      run(cargo, ["build", "-p", "mcp-provenance-wasm", "--lib", "--target", "wasm32-unknown-unknown", "--release", "--no-default-features", "--features", feature]);
+      run("wasm-bindgen", ["--target", "web", "--experimental-reset-state-function", "--no-typescript", "--out-name", "mcp_provenance", "--out-dir", join(bindgen, feature), wasm("mcp_provenance_wasm.wasm")]);
+    }
+    run(process.execPath, ["tools/build-pkg.mjs", join(bindgen, "host"), join(bindgen, "filter")]);
+  } else {
+    // Before it (as of 7408524), one module:
+    //   $(CARGO) build --lib --target wasm32-unknown-unknown --release --no-default-features --features npm
+    //   node tools/build-pkg.mjs target/wasm32-unknown-unknown/release/mcp_provenance.wasm
+    run(cargo, ["build", "--lib", "--target", "wasm32-unknown-unknown", "--release", "--no-default-features", "--features", "npm"]);
+    run(process.execPath, ["tools/build-pkg.mjs", wasm("mcp_provenance.wasm")]);
+  }
 
   // The package beside the tree, whole (its command reads ../../package.json from dist/bin/).
   rmSync(`${pkg}.partial`, { recursive: true, force: true });
