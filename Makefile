@@ -67,7 +67,7 @@ python-wheel: setup-python-build
 	cd python && $(MATURIN) --target $(MUSL_TARGET) --compatibility musllinux_1_2 --out ../target/wheels/musllinux
 	$(PY_BUILD)/bin/python tools/audit-wheels.py target/wheels/*.whl target/wheels/musllinux/*.whl
 	python3 -m venv $(PY_TEST)
-	$(PY_TEST)/bin/pip install -q "$$(echo target/wheels/mcp_provenance-*.whl)[fastmcp,mcp,otel]" -r python/tests/requirements.txt
+	$(PY_TEST)/bin/pip install -q "$$(echo target/wheels/mcp_provenance-*.whl)[fastmcp,mcp,otel,prometheus,redis]" -r python/tests/requirements.txt
 
 # What the wheels are built and checked with: Rust's musl target; from
 # Debian, musl's loader, with which python/tests/test_wheels.py loads the
@@ -103,6 +103,7 @@ bench: build python-wheel
 	node bench/envelope-cost.mjs
 	node bench/filter.mjs
 	node bench/http.mjs
+	node bench/outcome.mjs
 	$(CARGO) build --release --features cli --bin mcp-provenance
 	node bench/check.mjs
 	$(CARGO) bench --bench native
@@ -209,9 +210,11 @@ setup-chromedriver:
 # count in any other), and Valgrind, whose instruction counts are the work
 # tests/growth.rs compares (the same on every run, where times are not),
 # and patch, which applies upstream/contextforge/'s change to ContextForge
-# 1.1.0 for the plugin's test.
+# 1.1.0 for the plugin's test; and redis-server, the Redis the middlewares
+# share witnessed sessions through in the tests (each starts its own); and
+# curl and jq, which examples/contextforge/README.md's operator runs.
 setup-debian:
-	@command -v chromium >/dev/null 2>&1 && test -x /usr/bin/time && command -v Xvfb >/dev/null 2>&1 && command -v valgrind >/dev/null 2>&1 && command -v patch >/dev/null 2>&1 || { apt-get update && apt-get install -y --no-install-recommends chromium time xvfb valgrind patch; }
+	@command -v chromium >/dev/null 2>&1 && test -x /usr/bin/time && command -v Xvfb >/dev/null 2>&1 && command -v valgrind >/dev/null 2>&1 && command -v patch >/dev/null 2>&1 && command -v redis-server >/dev/null 2>&1 && command -v curl >/dev/null 2>&1 && command -v jq >/dev/null 2>&1 || { apt-get update && apt-get install -y --no-install-recommends chromium time xvfb valgrind patch redis-server curl jq; }
 
 node_modules: package.json package-lock.json
 	npm ci --no-audit --no-fund

@@ -14,7 +14,10 @@ import { exec, root } from "./user.mjs";
 
 const USAGE = `
 import { createServer, type IncomingMessage } from "node:http";
-import { exchangeOf, provenanceFetch, provenanceMiddleware, type AccountSink, type Exchange, type MiddlewareCode } from "mcp-provenance/http";
+import { exchangeOf, jsonLinesSink, provenanceFetch, provenanceMiddleware, type AccountSink, type Exchange, type JsonLinesSink, type MetricsHooks, type MiddlewareCode } from "mcp-provenance/http";
+import { otelMetrics, type MeterLike } from "mcp-provenance/otel";
+import { metrics } from "@opentelemetry/api";
+import { MeterProvider } from "@opentelemetry/sdk-metrics";
 import type { MessageAccount, OutcomeAccount, RefusalCode } from "mcp-provenance/gateway";
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
@@ -80,6 +83,40 @@ provenanceMiddleware({ userIntent: "redact" });
 provenanceFetch(async (_request: Request) => "ok");
 // @ts-expect-error: a principal is text
 provenanceMiddleware({ principal: () => 7 });
+// A JSON-lines file is a sink, made from its path or named by it.
+const lines: JsonLinesSink = jsonLinesSink("audit.jsonl");
+const asSink: AccountSink = lines;
+same<ReturnType<typeof lines>, Promise<void>>(true);
+provenanceMiddleware({ audit: "audit.jsonl" });
+provenanceFetch(handler.fetch, { audit: lines });
+// @ts-expect-error: a sink is a function or a path
+provenanceMiddleware({ audit: 7 });
+// @ts-expect-error: a path is text
+jsonLinesSink(new URL("file:///audit.jsonl"));
+// The metrics: OpenTelemetry's, from the API's meter or an SDK's MeterProvider, or four functions of your own.
+const otel: MetricsHooks = otelMetrics(metrics.getMeter("mcp-provenance"));
+provenanceMiddleware({ metrics: otel, audit: "audit.jsonl" });
+provenanceFetch(handler.fetch, { metrics: otelMetrics(new MeterProvider().getMeter("mcp-provenance")) });
+const meterLike: MeterLike = metrics.getMeter("x");
+const counted: string[] = [];
+provenanceMiddleware({ metrics: {
+  observe: (account) => counted.push(\`\${account.kind} \${account.refused ?? "forwarded"} \${account.changes.length}\`),
+  refused: (code) => counted.push(code),
+  failed: () => counted.push("failed"),
+  filtered: (seconds: number) => counted.push(seconds.toFixed(6)),
+} });
+// @ts-expect-error: the metrics are four functions
+provenanceMiddleware({ metrics: { observe() {} } });
+// @ts-expect-error: an outcome is not a message's account
+provenanceMiddleware({ metrics: { ...otel, observe: (account) => account.requests } });
+// @ts-expect-error: otelMetrics takes a meter
+otelMetrics("mcp-provenance");
+// Sessions shared through Redis: a URL, or a URL with a key prefix and a bound of its own.
+provenanceMiddleware({ sessions: "redis://127.0.0.1:6379/0" });
+provenanceFetch(handler.fetch, { sessions: { url: "rediss://cache:6380/2", prefix: "orders:", timeoutMs: 200 } });
+// @ts-expect-error: a store is named by its URL
+provenanceMiddleware({ sessions: new URL("redis://127.0.0.1:6379") });
+console.log(asSink, meterLike);
 // @ts-expect-error: not a code of the middleware's
 const notACode: MiddlewareCode = "nope";
 const unreadable: MiddlewareCode = "answer-unreadable";
@@ -108,16 +145,19 @@ test("strict TypeScript pins the declarations, for import and for require", () =
   exec(join(root, "node_modules", ".bin", "tsc"), ["-p", "tsconfig.json"], project);
 });
 
-/** The ```js examples of the doc comments of the http modules, each with the file it is in. */
+/** The ```js examples of the doc comments of the http modules, and of otel.mjs (whose metrics they take), each with the file it is in. */
 function docExamples() {
-  const files = [join(root, "pkg/src/http.mjs"), ...readdirSync(join(root, "pkg/src/lib/http")).map((name) => join(root, "pkg/src/lib/http", name))];
+  const files = [join(root, "pkg/src/http.mjs"), join(root, "pkg/src/otel.mjs"), ...readdirSync(join(root, "pkg/src/lib/http")).map((name) => join(root, "pkg/src/lib/http", name))];
   return files.flatMap((file) => [...readFileSync(file, "utf8").matchAll(/^ \* ```js\n([\s\S]*?)^ \* ```$/gm)]
     .map(([, block]) => ({ file, source: block.split("\n").map((line) => line.replace(/^ \* ?/, "")).join("\n") })));
 }
 
 test("each public function's doc comment has an example, and each runs with its assertions holding", () => {
   const examples = docExamples();
-  assert.deepEqual(examples.map(({ file }) => file.slice(root.length)).sort(), ["pkg/src/http.mjs", "pkg/src/lib/http/fetch.mjs", "pkg/src/lib/http/node.mjs"]);
+  assert.deepEqual(examples.map(({ file }) => file.slice(root.length)).sort(), [
+    "pkg/src/http.mjs", "pkg/src/lib/http/fetch.mjs", "pkg/src/lib/http/node.mjs", "pkg/src/lib/http/sinks.mjs",
+    "pkg/src/otel.mjs", "pkg/src/otel.mjs", "pkg/src/otel.mjs",
+  ]);
   writeFileSync(join(project, "strict-assert.mjs"), 'console.assert = (ok, ...why) => { if (!ok) throw new Error(`assertion failed ${why.join(" ")}`); };\n');
   for (const [index, { source }] of examples.entries()) {
     const file = join(project, `example-${index}.mjs`);
@@ -129,8 +169,8 @@ test("each public function's doc comment has an example, and each runs with its 
 test("require gives the same middleware, on the filter module instance of the gateway entry", async () => {
   const require = createRequire(import.meta.url);
   const required = require("../pkg/dist/http.cjs");
-  assert.deepEqual(Object.keys(required).sort(), ["exchangeOf", "provenanceFetch", "provenanceMiddleware"]);
-  assert.deepEqual(Object.keys(await import("../pkg/dist/http.mjs")).sort(), ["exchangeOf", "provenanceFetch", "provenanceMiddleware"]);
+  assert.deepEqual(Object.keys(required).sort(), ["exchangeOf", "jsonLinesSink", "provenanceFetch", "provenanceMiddleware"]);
+  assert.deepEqual(Object.keys(await import("../pkg/dist/http.mjs")).sort(), ["exchangeOf", "jsonLinesSink", "provenanceFetch", "provenanceMiddleware"]);
   const handler = required.provenanceFetch(async (request) => new Response(await request.text(), { headers: { "content-type": "text/plain" } }), { policy: { userIntent: "redact" } });
   const body = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/aiInvocation":{"userIntent":{"text":"secret"}}}}}';
   const answer = await handler(new Request("http://localhost/mcp", { method: "POST", headers: { "content-type": "application/json" }, body }));

@@ -211,7 +211,12 @@ describe("the middleware's options", () => {
       [{ maxSessions: true }, "invalid-option"],
       [{ maxDepth: 4 }, "invalid-limit"],
       [{ echo: "yes" }, "invalid-option"],
-      [{ audit: "store" }, "invalid-option"],
+      // A path is a file sink; anything else not a function is refused.
+      [{ audit: { write() {} } }, "invalid-option"],
+      [{ audit: 7 }, "invalid-option"],
+      [{ audit: "" }, "invalid-option"],
+      [{ metrics: () => {} }, "invalid-option"],
+      [{ metrics: { observe() {}, refused() {}, failed() {} } }, "invalid-option"],
       [{ principal: "alice" }, "invalid-option"],
       [{ maxBodyByte: 10 }, "unknown-option"],
       [{ userIntent: "redact" }, "unknown-option"],

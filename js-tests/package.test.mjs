@@ -33,7 +33,7 @@ test("the tarball holds what was built (dist/) and the subpath folders, no sourc
     "dist/http.cjs", "dist/http.d.cts", "dist/http.d.mts", "dist/http.mjs",
     "dist/index.cjs", "dist/index.d.cts", "dist/index.d.mts", "dist/index.mjs",
     "dist/lib/answer.mjs", "dist/lib/api.mjs", "dist/lib/boundary.mjs", "dist/lib/cli/check.mjs", "dist/lib/cli/probe.mjs", "dist/lib/cli/scenarios.mjs", "dist/lib/cli/usage.mjs", "dist/lib/filter.mjs", "dist/lib/glue-filter.mjs", "dist/lib/glue-host.mjs", "dist/lib/host.mjs",
-    "dist/lib/http/exchange.mjs", "dist/lib/http/fetch.mjs", "dist/lib/http/node.mjs",
+    "dist/lib/http/exchange.mjs", "dist/lib/http/fetch.mjs", "dist/lib/http/node.mjs", "dist/lib/http/sessions.mjs", "dist/lib/http/sinks.mjs",
     "dist/lib/writer.mjs",
     "dist/otel.cjs", "dist/otel.d.cts", "dist/otel.d.mts", "dist/otel.mjs",
     "dist/sdk.cjs", "dist/sdk.d.cts", "dist/sdk.d.mts", "dist/sdk.mjs",
@@ -77,7 +77,7 @@ test("the subpaths import and require, on one module instance with the main entr
     import { createFilter } from "mcp-provenance/gateway";
     console.log(Object.keys(await import("mcp-provenance/gateway")).join(), createFilter()("[1]").status);
   `], project);
-  assert.equal(out.trim(), "createFilter,createGateway 200");
+  assert.equal(out.trim(), "SESSION_STORE,createFilter,createGateway 200");
   writeFileSync(join(project, "otel.cjs"), `
     const { auditRecord } = require("mcp-provenance");
     console.log(require("mcp-provenance/otel").otelAttributes(auditRecord({ method: "ping" }))["mcp.method.name"]);

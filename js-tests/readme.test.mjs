@@ -25,6 +25,8 @@ before(() => {
   // The MCP packages the examples use beside this one, as their users have them.
   linkScope(project, "@modelcontextprotocol");
   linkScope(project, "@rollup");
+  // OpenTelemetry's metrics SDK and Prometheus exporter, which the metrics example feeds.
+  linkScope(project, "@opentelemetry");
   // console.assert, made to throw, so that a failed assertion fails the example.
   writeFileSync(join(project, "strict-assert.mjs"), 'console.assert = (ok, ...why) => { if (!ok) throw new Error(`assertion failed ${why.join(" ")}`); };\n');
   for (const { file, source } of examples) writeFileSync(join(project, file), source);

@@ -97,7 +97,8 @@ for (const license of ["LICENSE-MIT", "LICENSE-APACHE"]) copyFileSync(join(root,
 /** The package's subpath exports beside the main entry: pkg/<name>.mjs and pkg/<name>.d.ts each. */
 const SUBPATHS = ["gateway", "http", "otel", "sdk", "ext-apps"];
 // Node's own modules (the http middleware's node:stream, loaded with the first body it reads) stay the runtime's imports.
-const cjs = { bundle: true, format: "cjs", platform: "neutral", external: ["node:*"], logLevel: "warning" };
+// `import.meta.resolve`, which CommonJS has not, is undefined there (lib/http/sessions.mjs asks `require.resolve` instead).
+const cjs = { bundle: true, format: "cjs", platform: "neutral", external: ["node:*"], logLevel: "warning", define: { "import.meta.resolve": "undefined" } };
 // index.cjs also carries the host module's boundary (call and instance), and
 // gateway.cjs the filter module's, under a symbol no user meets (Object.keys
 // does not list it), for the subpaths that cross into a module themselves:

@@ -101,6 +101,10 @@ fn description() -> Value {
         },
         "viewRequests": VIEW_REQUESTS,
         "keys": { "invocation": AI_INVOCATION_KEY, "ui": UI_KEY },
+        "sessions": {
+            "prefix": mcp_provenance::wire::SESSION_KEY_PREFIX,
+            "ttlSeconds": mcp_provenance::wire::SESSION_TTL_SECONDS,
+        },
         "envelope": ENVELOPE.values().map(|field| json!({
             "name": field.name,
             "members": field.members.iter().map(|member| member.name).collect::<Vec<_>>(),

@@ -13,7 +13,7 @@
 //! Nothing here runs inside the arena's calls (`within`): an exchange keeps
 //! what it learns (the requests waiting, the sessions) from call to call.
 
-use mcp_provenance::wire::{self, Edit, Own, Piece, Start, Step, Verdict};
+use mcp_provenance::wire::{self, Edit, Own, Piece, SessionNews, Start, Step, Verdict};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -166,6 +166,29 @@ impl Exchange {
     #[wasm_bindgen(getter)]
     pub fn session(&self) -> Option<String> {
         self.exchange.session().map(str::to_owned)
+    }
+
+    /// The key of the session the request names, not seen issued here: for
+    /// a shared store to look up before the body is read.
+    #[wasm_bindgen(getter, js_name = unknownSession)]
+    pub fn unknown_session(&self) -> Option<String> {
+        self.exchange.unknown_session()
+    }
+
+    /// A shared store says the app issued the session the request names.
+    #[wasm_bindgen(js_name = issuedElsewhere)]
+    pub fn issued_elsewhere(&mut self) {
+        self.exchange.issued_elsewhere();
+    }
+
+    /// What the app's answer taught of sessions, for a shared store:
+    /// `["issued", key]` or `["ended", key]`; `undefined` when nothing.
+    #[wasm_bindgen(getter, js_name = sessionNews)]
+    pub fn session_news(&self) -> Option<Vec<String>> {
+        self.exchange.session_news().map(|news| match news {
+            SessionNews::Issued(key) => vec!["issued".to_owned(), key.clone()],
+            SessionNews::Ended(key) => vec!["ended".to_owned(), key.clone()],
+        })
     }
 
     /// Why the middleware answered in the app's stead (a code), when it did.

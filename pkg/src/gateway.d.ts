@@ -261,6 +261,22 @@ export interface GatewayExchange {
   readonly maxBodyBytes: number;
   /** The session the app issued that the request names, or that its answer named (AI-10). */
   readonly session: string | undefined;
+  /**
+   * The key (SHA-256 of the id, hex) of the session the request names, when this gateway has not
+   * seen the app issue it: for a middleware sharing a store with the gateway's other processes
+   * ({@link SESSION_STORE}) to look up before `admit`; `issuedElsewhere()` when the store holds it.
+   * Undefined once the body is admitted or the answer begins.
+   */
+  readonly unknownSession: string | undefined;
+  /** The store says the app issued the session the request names: witnessed, by this exchange and the gateway's later ones. */
+  issuedElsewhere(): void;
+  /**
+   * What the app's answer taught of sessions, once `head` was called: `["issued", key]` (a session
+   * this gateway did not know of: keep the key, for {@link SESSION_STORE}'s `ttlSeconds`) or
+   * `["ended", key]` (a DELETE the app accepted: remove it). Tell the store before sending the head,
+   * so that the client's next request finds it wherever it goes.
+   */
+  readonly sessionNews: ["issued" | "ended", string] | undefined;
   /** Why the middleware answered in the app's stead, when it did. */
   readonly refused: string | undefined;
   /** The ids (JSON texts, as sent) of the requests that went on. */
@@ -294,6 +310,18 @@ export interface GatewayExchange {
    */
   outcome(ms: number, pid?: number, host?: string): string | undefined;
 }
+
+/**
+ * The layout of a store (Redis) a gateway's processes and hosts share the sessions they witnessed
+ * through, so that a session the app issued through one is witnessed through another: for each,
+ * the key `prefix` followed by the SHA-256 of its id in lowercase hex (the store never holds an
+ * id, a bearer's secret), kept `ttlSeconds` (a day). `mcp-provenance/http` keeps it in Redis with
+ * its `sessions` option; a middleware of another stack does with {@link GatewayExchange}'s
+ * `unknownSession`, `issuedElsewhere` and `sessionNews`.
+ * @example
+ * const key = SESSION_STORE.prefix + exchange.unknownSession; // "mcp-provenance:session:6a84…"
+ */
+export declare const SESSION_STORE: { readonly prefix: string; readonly ttlSeconds: number };
 
 /** The core of an HTTP middleware, made by {@link createGateway}. */
 export interface Gateway {

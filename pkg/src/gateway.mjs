@@ -8,6 +8,20 @@ import { Answer } from "./lib/answer.mjs";
 import { call, instance } from "./lib/filter.mjs";
 import { table } from "./table.mjs";
 
+/**
+ * The layout of a store a gateway's processes share the sessions they
+ * witnessed through (Redis): for each session the app issued, the key
+ * `prefix` followed by the SHA-256 of its id in lowercase hex, kept
+ * `ttlSeconds`; the core's (src/wire/store.rs). See `SESSION_STORE` in
+ * gateway.d.ts.
+ *
+ * ```js
+ * import { SESSION_STORE } from "mcp-provenance/gateway";
+ * console.assert(SESSION_STORE.prefix === "mcp-provenance:session:" && SESSION_STORE.ttlSeconds === 86400);
+ * ```
+ */
+export const SESSION_STORE = Object.freeze({ prefix: table.sessions.prefix, ttlSeconds: table.sessions.ttlSeconds });
+
 /** A log line's first members for a message's JSON text: on one line (AI-13), its arguments left out (WIRE-9); the core's, asked only when a line is read. */
 const lineHead = (text, kind) => call((glue) => glue.lineHead(text, kind));
 
@@ -241,8 +255,13 @@ class Exchange {
   get maxBodyBytes() { return this.#call((inner) => inner.maxBodyBytes); }
   get session() { return this.#call((inner) => inner.session); }
   get refused() { return this.#call((inner) => inner.refused); }
+  get unknownSession() { return this.#call((inner) => inner.unknownSession); }
+  get sessionNews() { return this.#call((inner) => inner.sessionNews); }
   get waiting() { return this.#call((inner) => inner.waiting); }
   get batch() { return this.#call((inner) => inner.batch); }
+
+  /** A store the gateway shares says the app issued the session the request names (see `unknownSession`). */
+  issuedElsewhere() { this.#call((inner) => inner.issuedElsewhere()); }
 
   /** The answer to a body past the bound. */
   tooLarge() { return this.#call((inner) => inner.tooLarge()); }

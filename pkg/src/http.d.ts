@@ -4,11 +4,13 @@
  * (`provenanceMiddleware`), and Fetch-API servers such as Hono, Deno, Bun and workers
  * (`provenanceFetch`). For each POST: the body read up to a bound, filtered with its headers (a
  * body a server could decode as anything but UTF-8 JSON is refused with 415), each message's
- * account handed to `audit`, and the app handed exactly the bytes the filter returned; on the way
- * back, only `turnId` echoed into each result (AI-11), and the filter's replies to the refused
- * messages of a batch joined to the answer. What cannot be read or audited is answered by the
- * middleware, never passed on as it came. GET streams (which resume a POST's) and DELETEs go to the
- * app as they came, their answers echoed; the client's `Host` and `Origin` are the app's to judge.
+ * account handed to `audit` (a function, or a JSON-lines file: `jsonLinesSink`) and counted by
+ * `metrics` (`otelMetrics` in mcp-provenance/otel), and the app handed exactly the bytes the
+ * filter returned; on the way back, only `turnId` echoed into each result (AI-11), and the
+ * filter's replies to the refused messages of a batch joined to the answer. What cannot be read or
+ * audited is answered by the middleware, never passed on as it came. GET streams (which resume a
+ * POST's) and DELETEs go to the app as they came, their answers echoed; the client's `Host` and
+ * `Origin` are the app's to judge.
  * Every decision is the core's (`createGateway` in mcp-provenance/gateway); the middlewares move bytes.
  */
 import type { Account, Forward, GatewayOptions, MessageAccount, Reject, RefusalCode } from "./gateway.js";
@@ -44,6 +46,37 @@ export type MiddlewareCode =
  */
 export type AccountSink = (account: Account, line: string) => void | Promise<void>;
 
+/**
+ * An {@link AccountSink} that appends each line it is handed, and a newline, to a JSON-lines file:
+ * what `jsonLinesSink(path)` makes, and what `audit: path` stands for.
+ */
+export type JsonLinesSink = (account: Account, line: string) => Promise<void>;
+
+/**
+ * What the middleware calls on its `metrics` (`otelMetrics(meter)` from mcp-provenance/otel makes
+ * one; any object of these four functions will do), each at once, with nothing computed for it when
+ * `metrics` is not given. What one throws never reaches the exchange: stderr says so.
+ */
+export interface MetricsHooks {
+  /**
+   * Each message's account of a body the filter read, in order, before the audit sink gets it
+   * (whether or not the sink then keeps it): its `kind`, its `refused` code, its `changes`.
+   */
+  observe(account: MessageAccount): void;
+  /**
+   * Once the answer to a body the middleware read is over, when the middleware answered in the
+   * app's stead or put its errors in place of the app's answer: the outcome's `refused`
+   * (`body-too-large`, `unsupported-media-type`, `parse-error`, `audit-failed` or the sink's own
+   * code, `answer-not-json`, …). Never a message's refusal (a body whose messages the filter
+   * refused one by one has none): `observe` has those.
+   */
+  refused(code: MiddlewareCode | RefusalCode | (string & {})): void;
+  /** The audit sink failed to keep a body's accounts, or an exchange's outcome. */
+  failed(): void;
+  /** How long the filter took on one body, in seconds. */
+  filtered(seconds: number): void;
+}
+
 /** What both middlewares take: the filter's options and their own, all checked by the core when the middleware is made. */
 export interface HttpOptions extends GatewayOptions {
   /** The most bytes of a request body read (default 1 MiB): past it, 413, and nothing more kept. */
@@ -70,8 +103,29 @@ export interface HttpOptions extends GatewayOptions {
    * strips its mount (under `app.use("/mcp", ...)` the endpoint is `"/"`), or a `Request`'s URL.
    */
   paths?: string[];
-  /** Each message's account, before the app sees the body; then the exchange's outcome, once its answer is over. */
-  audit?: AccountSink;
+  /**
+   * Each message's account, before the app sees the body; then the exchange's outcome, once its
+   * answer is over. A path (a string) is `jsonLinesSink(path)`: the file opened once when the
+   * middleware is made (an error, `unwritable-audit`, when it cannot be), refused (`invalid-option`)
+   * where the runtime has no `node:fs`.
+   */
+  audit?: AccountSink | string;
+  /** Counts of what the middleware did, for an operator's dashboards: see {@link MetricsHooks}. */
+  metrics?: MetricsHooks;
+  /**
+   * The Redis the gateway's processes and hosts share the sessions they witnessed through, so that
+   * a session the app issued through one is witnessed through another (`witnessed.sessionId`):
+   * `"redis://[[user]:password@]host[:port][/db]"` (`rediss://` for TLS), or with a key `prefix`
+   * of its own (default `"mcp-provenance:session:"`) and a bound on each operation (`timeoutMs`,
+   * default 500). Needs the npm package `redis` (an optional peer: `npm install redis`; an `Error`
+   * with code `missing-dependency` when the middleware is made without it), loaded with the first
+   * request that needs it. Redis keeps each session's key (the SHA-256 of its id, never the id)
+   * for a day, until the app accepts a DELETE of it. Redis down or slower than `timeoutMs`: a
+   * record names a session only when its process saw the app issue it, the request is filtered,
+   * audited and forwarded as ever, and stderr says so once an outage. A bad URL is a `RangeError`
+   * with code `invalid-option`, which never quotes it.
+   */
+  sessions?: string | { url: string; prefix?: string; timeoutMs?: number };
 }
 
 /** A request as the middleware reads it: Node's `IncomingMessage` (Express's and Connect's `req` are one). */
@@ -165,7 +219,7 @@ export interface Exchange {
  * (every path by default): mount it where MCP is served (`app.use("/mcp", ...)`), or name the
  * endpoints in `paths`. A body something read before it is refused (500, `body-already-read`): nothing it
  * could not check goes on.
- * @throws {import("./index.js").ProvenanceError} a bad option (RangeError), at once.
+ * @throws {import("./index.js").ProvenanceError} a bad option (RangeError), at once; an `audit` path that cannot be appended to (RangeError, `unwritable-audit`).
  * @example
  * const app = express();
  * app.use("/mcp", provenanceMiddleware({ policy: { userIntent: "redact" }, audit: (account) => store.insert(account) }));
@@ -180,7 +234,7 @@ export declare function provenanceMiddleware(options?: MiddlewareOptions): (req:
  * and joined (an event stream event by event, as it comes); what it takes beside the request is
  * passed on. It filters every POST to its `paths` (every path by default): wrap the handler of the MCP
  * path, or name the endpoints in `paths`.
- * @throws {import("./index.js").ProvenanceError} a bad option (RangeError), at once; a handler that is not a function (TypeError).
+ * @throws {import("./index.js").ProvenanceError} a bad option (RangeError), at once; an `audit` path that cannot be appended to (RangeError, `unwritable-audit`); a handler that is not a function (TypeError).
  * @example
  * const mcp = provenanceFetch((request, options) => handler.fetch(request, options), { audit: (account) => store.insert(account) });
  * export default { fetch: (request) => mcp(request, { authInfo: undefined }) };
@@ -197,3 +251,19 @@ export declare function provenanceFetch<Rest extends unknown[]>(
  * outside its `paths`.
  */
 export declare function exchangeOf(request: NodeRequest | Request): Exchange | undefined;
+
+/**
+ * An audit sink appending each line it is handed, and a newline, to the JSON-lines file at `path`
+ * (resolved now, against the working directory): the file made owner-only (`0o600`) if missing,
+ * opened anew for each line (so a file rotated by renaming it is made again) with `O_APPEND`, and
+ * each line written in one write, so that several processes appending at once keep every line
+ * whole. Opened once when made, so that a path it cannot append to fails now. A line not written
+ * rejects (an `Error`, `code` `"audit-failed"`, the file system's error its `cause`), and the
+ * middleware refuses the body. Needs `node:fs` (Node, Deno, Bun); no browser bundle loads it.
+ * @throws {TypeError} `invalid-type`: `path` is not a non-empty string.
+ * @throws {RangeError} `unwritable-audit`: the file cannot be opened to append (its `cause` says
+ * why); `invalid-option`: the runtime has no `node:fs`.
+ * @example
+ * app.use("/mcp", provenanceMiddleware({ audit: jsonLinesSink("/var/log/mcp/audit.jsonl") }));
+ */
+export declare function jsonLinesSink(path: string): JsonLinesSink;

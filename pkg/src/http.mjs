@@ -3,13 +3,14 @@
 // Express and Connect (`provenanceMiddleware`), and Fetch-API servers
 // (`provenanceFetch`). The app reads exactly the bytes the filter checked,
 // what cannot be checked is refused before it sees anything, each message's
-// account reaches the audit sink first, and on the way back only `turnId` is
-// echoed into each result. The decisions are the core's; lib/http/ moves
-// bodies and answers.
+// account reaches the audit sink first (a function, or a JSON-lines file),
+// and on the way back only `turnId` is echoed into each result. The
+// decisions are the core's; lib/http/ moves bodies and answers.
 import { exchanges } from "./lib/http/exchange.mjs";
 
 export { provenanceMiddleware } from "./lib/http/node.mjs";
 export { provenanceFetch } from "./lib/http/fetch.mjs";
+export { jsonLinesSink } from "./lib/http/sinks.mjs";
 
 /**
  * What the middleware made of a request so far (see `Exchange` in

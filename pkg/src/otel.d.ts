@@ -4,9 +4,11 @@
  * (`mcp.method.name`, `mcp.session.id`, `jsonrpc.request.id`,
  * `gen_ai.operation.name`, `gen_ai.tool.name`) and the `mcp_provenance.`
  * namespace where they do not yet; and the span a request's `traceparent`
- * names, for the server's span to continue the caller's trace. Needs no
- * OpenTelemetry package.
+ * names, for the server's span to continue the caller's trace; and the HTTP
+ * middleware's metrics as instruments of your meter. Needs no OpenTelemetry
+ * package.
  */
+import type { MetricsHooks } from "./http.js";
 import type { AuditRecord } from "./index.js";
 
 /**
@@ -83,3 +85,46 @@ export interface RemoteSpanContext {
  *   parent && trace.setSpanContext(ROOT_CONTEXT, parent));
  */
 export declare function parentSpanContext(record: AuditRecord): RemoteSpanContext | undefined;
+
+/**
+ * What `otelMetrics` needs of an OpenTelemetry `Meter` (`metrics.getMeter(name)` of
+ * @opentelemetry/api, or a `MeterProvider`'s): one is assignable to it.
+ */
+export interface MeterLike {
+  createCounter(name: string, options?: { description?: string; unit?: string }): {
+    add(value: number, attributes?: { [name: string]: string }): void;
+  };
+  createHistogram(
+    name: string,
+    options?: { description?: string; unit?: string; advice?: { explicitBucketBoundaries?: number[] } },
+  ): { record(value: number, attributes?: { [name: string]: string }): void };
+}
+
+/**
+ * The HTTP middleware's metrics (mcp-provenance/http's `metrics` option) as instruments of
+ * `meter`, made now. Through OpenTelemetry's Prometheus exporter they read as these series (the
+ * Python package's prometheus_client metrics read the same):
+ * - `mcp_provenance_messages_total{kind, verdict}` (counter `mcp_provenance.messages`): each
+ *   message's account, `kind` `request`, `notification`, `response` or `malformed`, `verdict`
+ *   `refused` when the filter refused it, else `forwarded`;
+ * - `mcp_provenance_refusals_total{code}` (`mcp_provenance.refusals`): each refused message by its
+ *   code, and each exchange the middleware answered in the app's stead (or whose answer it
+ *   replaced) by the outcome's code (`body-too-large`, `unsupported-media-type`, `parse-error`,
+ *   `audit-failed`, `answer-not-json`, …);
+ * - `mcp_provenance_redactions_total` (`mcp_provenance.redactions`): each `redacted` change;
+ * - `mcp_provenance_audit_failures_total` (`mcp_provenance.audit_failures`): each body whose
+ *   accounts, and each outcome, the audit sink failed to keep;
+ * - `mcp_provenance_filter_seconds` (histogram `mcp_provenance.filter_seconds`, unit `s`): the
+ *   filter's time on each body, in buckets from 10 µs to 0.1 s (0.00001, 0.000025, 0.00005, 0.0001,
+ *   …, 0.05, 0.1).
+ *
+ * The two counters without labels are added 0 at once, so that they read 0 before anything
+ * happened. Labels hold codes and kinds, never what a client sent.
+ * @throws {import("./index.js").ProvenanceError} `invalid-type` (TypeError): `meter` is not a Meter.
+ * @example
+ * import { MeterProvider } from "@opentelemetry/sdk-metrics";
+ * import { PrometheusExporter } from "@opentelemetry/exporter-prometheus";
+ * const meter = new MeterProvider({ readers: [new PrometheusExporter({ port: 9464 })] }).getMeter("mcp-provenance");
+ * app.use("/mcp", provenanceMiddleware({ audit: "audit.jsonl", metrics: otelMetrics(meter) }));
+ */
+export declare function otelMetrics(meter: MeterLike): MetricsHooks;

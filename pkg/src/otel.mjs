@@ -7,7 +7,8 @@
 // `host_attested.` for the Host's initiator (UI-6). Free text a user or a
 // model wrote (the intent, the reason) goes to a trace backend only when the
 // operator asks for it: traces are kept and shown more widely than audit
-// records.
+// records. And the HTTP middleware's counters as OpenTelemetry metrics, on
+// the caller's meter: this module imports no OpenTelemetry package.
 
 /** The namespace of the attributes the semantic conventions do not define. */
 const NS = "mcp_provenance";
@@ -75,4 +76,86 @@ export function parentSpanContext(record) {
   const [traceId, spanId, flags] = [of("trace"), of("parentSpan"), of("traceFlags")];
   if (traceId === undefined || spanId === undefined || flags === undefined) return undefined;
   return { traceId, spanId, traceFlags: Number.parseInt(flags, 16), isRemote: true };
+}
+
+/**
+ * The upper bounds (seconds) of the buckets the filter's time is counted
+ * in, the Python package's `FILTER_SECONDS_BUCKETS`: the filter takes tens
+ * of microseconds on a call with its envelope, milliseconds on a large batch.
+ */
+const FILTER_BUCKETS = [0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1];
+
+/**
+ * The HTTP middleware's metrics as OpenTelemetry instruments of `meter`:
+ * the object to give as `metrics` to `provenanceMiddleware` or
+ * `provenanceFetch` (mcp-provenance/http). Through a Prometheus exporter
+ * they read `mcp_provenance_messages_total{kind,verdict}`,
+ * `mcp_provenance_refusals_total{code}`, `mcp_provenance_redactions_total`,
+ * `mcp_provenance_audit_failures_total` and the histogram
+ * `mcp_provenance_filter_seconds`; labels are codes and kinds, never
+ * content. See `otelMetrics` in otel.d.ts.
+ *
+ * ```js
+ * import { otelMetrics } from "mcp-provenance/otel";
+ * const added = [];
+ * const meter = {
+ *   createCounter: (name) => ({ add: (value, attributes) => added.push([name, value, attributes]) }),
+ *   createHistogram: (name) => ({ record: (value) => added.push([name, value]) }),
+ * };
+ * const metrics = otelMetrics(meter);
+ * metrics.observe({ kind: "request", refused: "duplicate-member", changes: [] });
+ * console.assert(JSON.stringify(added.at(-2)) === '["mcp_provenance.messages",1,{"kind":"request","verdict":"refused"}]');
+ * console.assert(JSON.stringify(added.at(-1)) === '["mcp_provenance.refusals",1,{"code":"duplicate-member"}]');
+ * ```
+ */
+export function otelMetrics(meter) {
+  if (typeof meter?.createCounter !== "function" || typeof meter.createHistogram !== "function") {
+    throw Object.assign(new TypeError("otelMetrics takes an OpenTelemetry Meter (metrics.getMeter(name))"), { code: "invalid-type" });
+  }
+  const messages = meter.createCounter(`${NS}.messages`, { description: "Messages the filter read, by kind and whether it refused them" });
+  const refusals = meter.createCounter(`${NS}.refusals`, {
+    description: "Refusals by code: of messages, and of exchanges the middleware answered in the app's stead",
+  });
+  const redactions = meter.createCounter(`${NS}.redactions`, { description: "Fields the filter redacted" });
+  const auditFailures = meter.createCounter(`${NS}.audit_failures`, {
+    description: "Bodies whose accounts, and exchanges whose outcome, the audit sink failed to keep",
+  });
+  const seconds = meter.createHistogram(`${NS}.filter_seconds`, {
+    description: "The filter's time on one body",
+    unit: "s",
+    advice: { explicitBucketBoundaries: FILTER_BUCKETS },
+  });
+  // Counters without labels read 0 before anything happened, as prometheus_client shows them.
+  redactions.add(0);
+  auditFailures.add(0);
+  /** The attributes of each kind and verdict, and of each code, made once. */
+  const verdicts = new Map();
+  const codes = new Map();
+  const of = (map, key, make) => {
+    let attributes = map.get(key);
+    if (attributes === undefined) map.set(key, (attributes = make()));
+    return attributes;
+  };
+  return {
+    observe(account) {
+      const { kind, refused, changes } = account;
+      // An exchange's outcome is not a message: its refusal comes through `refused`.
+      if (kind === "outcome") return;
+      const verdict = refused === undefined ? "forwarded" : "refused";
+      messages.add(1, of(verdicts, `${kind} ${verdict}`, () => ({ kind: String(kind), verdict })));
+      if (refused !== undefined) refusals.add(1, of(codes, refused, () => ({ code: String(refused) })));
+      let redacted = 0;
+      for (const change of changes ?? []) if (change.action === "redacted") redacted++;
+      if (redacted > 0) redactions.add(redacted);
+    },
+    refused(code) {
+      refusals.add(1, of(codes, code, () => ({ code: String(code) })));
+    },
+    failed() {
+      auditFailures.add(1);
+    },
+    filtered(time) {
+      seconds.record(time);
+    },
+  };
 }

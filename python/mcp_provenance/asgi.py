@@ -33,6 +33,7 @@ b'{"jsonrpc":"2.0","id":1,"result":{"_meta":{"io.modelcontextprotocol/aiInvocati
 from __future__ import annotations
 
 import inspect
+import json
 import logging
 import os
 import socket
@@ -43,7 +44,10 @@ from ._asgi_io import AsgiMessage, Gone, Receive, Scope, Send, forwarded, read_b
 from ._asgi_witnessed import authenticated_user
 from ._native import Exchange, Filter, Gateway
 from .errors import ProvenanceValueError
-from .types import Account, FilterOptions, Forward, Outcome, Policy
+from .metrics import METHODS, Metrics
+from .sessions import RedisSessions
+from .sinks import JsonLinesSink
+from .types import Account, FilterOptions, Forward, MessageAccount, Outcome, Policy
 
 __all__ = ["AccountSink", "App", "ProvenanceMiddleware", "Receive", "Scope", "Send", "authenticated_user"]
 
@@ -64,7 +68,9 @@ MAX_ANSWER_BYTES = 16 << 20
 #: How many session ids the middleware remembers; past it, it forgets the one named longest ago.
 MAX_SESSIONS = 10_000
 
-#: Where the middleware tells the operator of a body it refused because it could not audit it.
+#: Where the middleware tells the operator of what it refused: one line at WARNING for each
+#: message the filter refused and each exchange it answered in the app's stead (its code, never
+#: anything of the message), at ERROR when the audit sink failed.
 LOGGER = logging.getLogger("mcp_provenance")
 
 #: The host this worker runs on, as an outcome names it.
@@ -86,12 +92,43 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_Worker.forked)
 
 
-def _unkept(failure: Exception) -> None:
+def _unkept(failure: Exception, metrics: Optional[Metrics]) -> None:
     """Says once, on the ``mcp_provenance`` logger, that an outcome was not kept: the
-    failure's kind and code, not its text."""
+    failure's kind and code, not its text; and counts it."""
     code = getattr(failure, "code", None)
     code = code if isinstance(code, str) else "audit-failed"
     LOGGER.error("an exchange's outcome was not kept: its audit failed (%s, code %r)", type(failure).__qualname__, code[:64])
+    if metrics is not None:
+        metrics.failed()
+
+
+def _refused_messages(accounts: Sequence[MessageAccount]) -> None:
+    """Logs a line for each message of ``accounts`` the filter refused: its kind, place and code."""
+    for index, account in enumerate(accounts):
+        refused = account.get("refused")
+        if refused is not None:
+            LOGGER.warning("refused a %s (message %d of the body): %s", account["kind"], index + 1, refused[:64])
+
+
+def _refused_replies(answer: bytes) -> None:
+    """Logs a line for each error the filter answered a body with, when no account was made
+    (no sink, no metrics): its code, read from the error's ``data.code``."""
+    try:
+        read = json.loads(answer) if answer else []
+    except ValueError:
+        read = []
+    codes = []
+    for reply in read if isinstance(read, list) else [read]:
+        error = reply.get("error") if isinstance(reply, dict) else None
+        data = error.get("data") if isinstance(error, dict) else None
+        code = data.get("code") if isinstance(data, dict) else None
+        if isinstance(code, str):
+            codes.append(code)
+    for index, code in enumerate(codes):
+        LOGGER.warning("refused a request (error %d of the answer): %s", index + 1, code[:64])
+    if not codes:
+        # Notifications alone: no answer to read a code from.
+        LOGGER.warning("refused a body: the filter refused each of its messages")
 
 
 class ProvenanceMiddleware:
@@ -141,11 +178,33 @@ class ProvenanceMiddleware:
     refused never reads as served; with the time taken and the worker (``pid``, ``host``). What
     ``audit`` raises then is logged, and changes nothing. Without ``audit`` no outcome is kept.
 
+    ``audit`` may be the path of a file (a ``str`` or an ``os.PathLike``): the middleware
+    appends each line to it through a :class:`~mcp_provenance.sinks.JsonLinesSink` (one write
+    a line, safe under rotation), which opens it now; a path it cannot write is refused now
+    (``unwritable-audit``), and anything else that is not a function too (``invalid-option``).
+    ``metrics`` (:class:`~mcp_provenance.metrics.Metrics`, such as
+    :func:`mcp_provenance.prometheus.prometheus_metrics`) is told of each body: how long the
+    filter took, each message's account (made for it even without ``audit``), the sink's
+    failures and the middleware's own answers; without it, nothing is computed for metrics.
+    Each refusal is one line at WARNING on the ``mcp_provenance`` logger, its code and never
+    anything of the message: a message the filter refused (its kind, place and code; without
+    ``audit`` or ``metrics``, when the filter refused a body's every message, the code of each
+    error it answered with: a batch that goes on with some of its messages refused logs nothing
+    then, no account being made), and an exchange the middleware answered in the app's stead
+    (its code; an audit failure is said at ERROR instead).
+
     A record's ``witnessed`` has the ``Mcp-Session-Id`` a request names only once the app
     itself issued it on a successful answer (forgotten only on a DELETE it accepted; at most
     ``max_sessions`` at once), and the ``principal`` that ``principal(scope)`` gives:
     :func:`authenticated_user` by default, so the middleware goes inside the stack's
-    authentication (``http_app(middleware=[...])``) to record one.
+    authentication (``http_app(middleware=[...])``) to record one. That memory is the
+    worker's: ``sessions="redis://…"`` (``pip install 'mcp-provenance[redis]'``; or a
+    :class:`~mcp_provenance.sessions.RedisSessions` for another key prefix or timeout) shares
+    it with the other workers and hosts through Redis, so that a session issued through one is
+    witnessed through another. Redis keeps each session's SHA-256, never its id, for a day; with
+    Redis down or slow (half a second an operation), a record names a session only when its
+    worker saw the app issue it, and the request is served and audited as ever
+    (:mod:`mcp_provenance.sessions`).
 
     >>> ProvenanceMiddleware(lambda scope, receive, send: None, paths=["mcp"])
     Traceback (most recent call last):
@@ -155,19 +214,35 @@ class ProvenanceMiddleware:
     Traceback (most recent call last):
     ...
     mcp_provenance.errors.ProvenanceValueError: option `maxDepth` is given twice, in `options` and as `max_depth`: give it once
+    >>> ProvenanceMiddleware(lambda scope, receive, send: None, audit=b"audit.jsonl")
+    Traceback (most recent call last):
+    ...
+    mcp_provenance.errors.ProvenanceValueError: option `audit` must be a function or the path of a file
+    >>> ProvenanceMiddleware(lambda scope, receive, send: None, metrics=print)
+    Traceback (most recent call last):
+    ...
+    mcp_provenance.errors.ProvenanceValueError: option `metrics` must have the methods observe, refused, failed, filtered
     """
 
-    def __init__(self, app: App, *, options: Optional[FilterOptions] = None, audit: Optional[AccountSink] = None,
+    def __init__(self, app: App, *, options: Optional[FilterOptions] = None,
+                 audit: Union[AccountSink, str, "os.PathLike[str]", None] = None, metrics: Optional[Metrics] = None,
                  paths: Optional[Sequence[str]] = None, echo: bool = True,
                  principal: Callable[[Scope], Optional[str]] = authenticated_user,
                  max_body_bytes: int = MAX_BODY_BYTES, max_answer_bytes: int = MAX_ANSWER_BYTES,
                  max_sessions: int = MAX_SESSIONS, policy: Optional[Policy] = None, lift_legacy: Optional[bool] = None,
                  invocation_keys: Optional[Sequence[str]] = None, ui_keys: Optional[Sequence[str]] = None,
-                 max_batch: Optional[int] = None, max_depth: Optional[int] = None) -> None:
+                 max_batch: Optional[int] = None, max_depth: Optional[int] = None,
+                 sessions: Union[str, RedisSessions, None] = None) -> None:
+        # A path where a sink is expected: the file sink, which opens it now.
+        if isinstance(audit, (str, os.PathLike)):
+            audit = JsonLinesSink(audit)
         # The two options that are functions, checked as every runtime checks them.
-        for name, function in (("audit", audit), ("principal", principal)):
-            if function is not None and not callable(function):
-                raise ProvenanceValueError(f"option `{name}` must be a function", "invalid-option")
+        if audit is not None and not callable(audit):
+            raise ProvenanceValueError("option `audit` must be a function or the path of a file", "invalid-option")
+        if principal is not None and not callable(principal):
+            raise ProvenanceValueError("option `principal` must be a function", "invalid-option")
+        if metrics is not None and not all(callable(getattr(metrics, method, None)) for method in METHODS):
+            raise ProvenanceValueError(f"option `metrics` must have the methods {', '.join(METHODS)}", "invalid-option")
         document = _filter_options(options, {"policy": policy, "lift_legacy": lift_legacy,
                                              "invocation_keys": invocation_keys, "ui_keys": ui_keys,
                                              "max_batch": max_batch, "max_depth": max_depth})
@@ -176,7 +251,12 @@ class ProvenanceMiddleware:
         document.update((name, _listed(value)) for name, value in own.items() if value is not None)
         self.app = app
         self._gateway = Gateway(document)
-        self._audit = audit
+        # A URL where a store is expected: Redis, checked now, connected to when a request needs it.
+        self._sessions = RedisSessions(sessions) if sessions is not None and not isinstance(sessions, RedisSessions) else sessions
+        self._audit: Optional[AccountSink] = audit
+        self._metrics = metrics
+        # Metrics count the accounts: they are made for either.
+        self._accounts = audit is not None or metrics is not None
         self._principal = principal
         self._echo = echo
 
@@ -193,43 +273,81 @@ class ProvenanceMiddleware:
         start = exchange.start
         if start == "pass":
             return await self.app(scope, receive, send)
+        if self._sessions is not None:
+            # A session its worker did not see issued, witnessed when the store holds it.
+            await self._sessions.recall(exchange)
         if start == "watch":
-            return await self.app(scope, receive, _Back(exchange, send))
-        if self._audit is None:
-            return await self._read(exchange, scope, receive, send)
-        # With a sink, what became of the exchange once its answer is over: sent, or the
-        # client gone, or the app failed.
-        exchange.keep_outcome()
+            return await self.app(scope, receive, _Back(exchange, send, self._sessions))
+        if self._audit is not None:
+            # With a sink, what became of the exchange once its answer is over: sent, or the
+            # client gone, or the app failed.
+            exchange.keep_outcome()
+        unkept = None
         try:
-            await self._read(exchange, scope, receive, send)
+            unkept = await self._read(exchange, scope, receive, send)
         finally:
-            kept = self._ended(exchange, began)
-            if kept is not None:
-                await self._kept(kept)
+            self._over(exchange, unkept)
+            if self._audit is not None:
+                kept = self._ended(exchange, began)
+                if kept is not None:
+                    await self._kept(kept)
 
-    async def _read(self, exchange: Exchange, scope: Scope, receive: Receive, send: Send) -> None:
+    async def _read(self, exchange: Exchange, scope: Scope, receive: Receive, send: Send) -> Optional[str]:
         """A POST the middleware reads: its body filtered and audited, then the app's answer
-        through the exchange; or the middleware's own answer."""
+        through the exchange; or the middleware's own answer. The code of the audit's failure,
+        when it failed."""
         if exchange.declared_too_large:
             # The rest of the body is not read: the connection cannot carry another request.
-            return await respond(send, exchange.too_large())
+            await respond(send, exchange.too_large())
+            return None
         try:
             body = await read_body(receive, exchange.max_body_bytes)
         except Gone:
-            return
+            return None
         if body is None:
-            return await respond(send, exchange.too_large())
-        outcome = exchange.admit(body, received_at(), self._principal(scope), self._audit is not None)
+            await respond(send, exchange.too_large())
+            return None
+        metrics = self._metrics
+        if metrics is None:
+            outcome = exchange.admit(body, received_at(), self._principal(scope), self._accounts)
+        else:
+            when, principal = received_at(), self._principal(scope)
+            # The filter's time alone.
+            filtering = time.perf_counter()
+            outcome = exchange.admit(body, when, principal, True)
+            metrics.filtered(time.perf_counter() - filtering)
+            for account in outcome["messages"]:
+                metrics.observe(account)
+        if self._accounts:
+            _refused_messages(outcome["messages"])
         # No sink, no coroutine to make for one.
         unkept = await self._audited(outcome) if self._audit is not None else None
         rejected = None if "forward" in outcome else exchange.rejected()
         if rejected is not None:
-            return await respond(send, rejected)
+            if not self._accounts and exchange.refused is None:
+                # Every message refused, and no account made to say which: the filter's replies say.
+                _refused_replies(rejected[2])
+            await respond(send, rejected)
+            return unkept
         if unkept is not None:
-            return await respond(send, exchange.audit_failed(unkept))
+            await respond(send, exchange.audit_failed(unkept))
+            return unkept
         # Not rejected: the outcome forwards, and a body given as bytes goes on as bytes.
         app_scope, app_receive = forwarded(scope, cast(bytes, cast(Forward, outcome)["forward"]), receive)
-        await self.app(app_scope, app_receive, _Back(exchange, send))
+        await self.app(app_scope, app_receive, _Back(exchange, send, self._sessions))
+        return None
+
+    def _over(self, exchange: Exchange, unkept: Optional[str]) -> None:
+        """Once the answer is over: when the middleware answered in the app's stead (or put its
+        errors in place of the app's answer), a line on the logger (but for an audit failure,
+        said at ERROR already) and the refusal counted."""
+        refused = exchange.refused
+        if refused is None:
+            return
+        if unkept is None:
+            LOGGER.warning("answered in the app's stead: %s", refused[:64])
+        if self._metrics is not None:
+            self._metrics.refused(refused)
 
     async def _audited(self, outcome: Outcome) -> Optional[str]:
         """Hands each account to ``audit``; ``None`` when it kept them all, else the code of its
@@ -247,6 +365,8 @@ class ProvenanceMiddleware:
             code = code if isinstance(code, str) else "audit-failed"
             LOGGER.error("a body of %d message(s) refused: its audit failed (%s, code %r)",
                          len(outcome["messages"]), type(failure).__qualname__, code[:64])
+            if self._metrics is not None:
+                self._metrics.failed()
             return code
         return None
 
@@ -261,17 +381,16 @@ class ProvenanceMiddleware:
         try:
             kept = self._audit(*ended)
         except Exception as failure:
-            _unkept(failure)
+            _unkept(failure, self._metrics)
             return None
         return kept if kept is not None and inspect.isawaitable(kept) else None
 
-    @staticmethod
-    async def _kept(kept: Awaitable[None]) -> None:
+    async def _kept(self, kept: Awaitable[None]) -> None:
         """An async sink's keeping of an outcome, awaited; its failure logged."""
         try:
             await kept
         except Exception as failure:
-            _unkept(failure)
+            _unkept(failure, self._metrics)
 
 
 #: The filter options the middleware takes as keywords too, by keyword: each its member of ``options``.
@@ -309,11 +428,12 @@ class _Back:
     the exchange, what the exchange says to send sent. The head the client gets waits for the
     exchange (a JSON answer's, until it is whole)."""
 
-    __slots__ = ("_exchange", "_send", "_passes", "_over", "_start")
+    __slots__ = ("_exchange", "_send", "_passes", "_over", "_start", "_sessions")
 
-    def __init__(self, exchange: Exchange, send: Send) -> None:
+    def __init__(self, exchange: Exchange, send: Send, sessions: Optional[RedisSessions] = None) -> None:
         self._exchange = exchange
         self._send = send
+        self._sessions = sessions
         self._passes = False
         self._over = False
         self._start: AsgiMessage = {}
@@ -326,7 +446,11 @@ class _Back:
             return await self._send(message)
         if kind == "http.response.start":
             self._start = message
-            return await self._step(self._exchange.head(message["status"], message.get("headers", [])), True)
+            step = self._exchange.head(message["status"], message.get("headers", []))
+            if self._sessions is not None:
+                # What the answer taught of sessions, in the store before the client can ask another worker.
+                await self._sessions.learn(self._exchange)
+            return await self._step(step, True)
         if message.get("more_body", False):
             return await self._step(self._exchange.piece(message.get("body", b"")), True)
         await self._step(self._exchange.finish(message.get("body", b"")), False)

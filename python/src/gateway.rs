@@ -10,7 +10,7 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use super::filter::{detached, outcome};
 use super::options;
 use super::write::json;
-use mcp_provenance::wire::{self, Answer, Own, Piece, Start, Step};
+use mcp_provenance::wire::{self, Answer, Own, Piece, SessionNews, Start, Step};
 
 /// A header pair of ASGI's, as text: its bytes read as Latin-1.
 type Pair = (String, String);
@@ -131,6 +131,28 @@ impl PyExchange {
     #[getter]
     fn session(&self) -> Option<&str> {
         self.exchange.session()
+    }
+
+    /// The key of the session the request names, not seen issued here: for
+    /// a shared store to look up before the body is read.
+    #[getter]
+    fn unknown_session(&self) -> Option<String> {
+        self.exchange.unknown_session()
+    }
+
+    /// A shared store says the app issued the session the request names.
+    fn issued_elsewhere(&mut self) {
+        self.exchange.issued_elsewhere();
+    }
+
+    /// What the app's answer taught of sessions, for a shared store:
+    /// `("issued", key)` or `("ended", key)`; `None` when nothing.
+    #[getter]
+    fn session_news(&self) -> Option<(&'static str, &str)> {
+        self.exchange.session_news().map(|news| match news {
+            SessionNews::Issued(key) => ("issued", key.as_str()),
+            SessionNews::Ended(key) => ("ended", key.as_str()),
+        })
     }
 
     /// Why the middleware answered in the app's stead, when it did.

@@ -354,6 +354,14 @@ fn check_policy(py: Python<'_>, policy: Option<&Bound<'_, PyAny>>) -> PyResult<(
 fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("AI_INVOCATION_KEY", mcp_provenance::AI_INVOCATION_KEY)?;
     module.add("UI_KEY", mcp_provenance::UI_KEY)?;
+    module.add(
+        "SESSION_KEY_PREFIX",
+        mcp_provenance::wire::SESSION_KEY_PREFIX,
+    )?;
+    module.add(
+        "SESSION_TTL_SECONDS",
+        mcp_provenance::wire::SESSION_TTL_SECONDS,
+    )?;
     module.add_function(wrap_pyfunction!(validate, module)?)?;
     module.add_function(wrap_pyfunction!(sanitize, module)?)?;
     module.add_function(wrap_pyfunction!(stamp_initiator, module)?)?;

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import IO, Any, Dict, List, Mapping, Optional, Tuple
+from typing import IO, Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 import httpx2
 
@@ -195,9 +195,32 @@ class Gateway:
         listed: List[Dict[str, Any]] = answer.json()
         return listed
 
-    def post(self, path: str, body: bytes) -> httpx2.Response:
-        """Posts ``body`` to ``path`` as an MCP client does, the admin's token with it."""
-        return self._http.post(path, content=body, headers=self._authorized(MCP_HEADERS))
+    def post(self, path: str, body: bytes, session: Optional[str] = None) -> httpx2.Response:
+        """Posts ``body`` to ``path`` as an MCP client does, the admin's token with it (in the
+        session ``session``, when given)."""
+        headers = MCP_HEADERS if session is None else {**MCP_HEADERS, "mcp-session-id": session}
+        return self._http.post(path, content=body, headers=self._authorized(headers))
+
+    def get(self, path: str, *, token: bool = True) -> httpx2.Response:
+        """Gets ``path``, with the admin's token (or, ``token=False``, none)."""
+        return self._http.get(path, headers=self._authorized({}) if token else {})
+
+    def log(self) -> str:
+        """What the block has written so far (ContextForge's log, its workers' included)."""
+        return self._logged.read_text(encoding="utf-8", errors="replace")
+
+    def shell(self, block: str) -> str:
+        """Runs ``block`` (a README's, as written) in the example's folder, in the environment
+        ContextForge runs in, as an operator's second shell there; what it wrote to stdout."""
+        ran = subprocess.run(["sh", "-e", "-c", block], cwd=self.home, env=self._environment, capture_output=True,
+                             text=True, check=False, timeout=REQUEST_SECONDS)
+        if ran.returncode != 0:
+            raise AssertionError(f"{block}\nfailed ({ran.returncode}):\n{ran.stdout}{ran.stderr}")
+        return ran.stdout
+
+    def until(self, ready: Callable[[], bool], what: str) -> None:
+        """Waits for ``ready()`` (``what``) while ContextForge runs, ``REQUEST_SECONDS`` at most."""
+        waited(ready, REQUEST_SECONDS, self._process, self._logged, what)
 
     def audit(self) -> List[str]:
         """The lines of the audit file."""

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Dict
 
 ROOT = Path(__file__).resolve().parents[2]
-VENV = ROOT / "target" / "contextforge" / "venv"
+#: MCP_PROVENANCE_CONTEXTFORGE_VENV names another (a run that must not share this one).
+VENV = Path(os.environ.get("MCP_PROVENANCE_CONTEXTFORGE_VENV") or ROOT / "target" / "contextforge" / "venv")
 #: Where the wheel under test is: `make python-wheel` builds it into target/wheels before the
 #: tests run; MCP_PROVENANCE_WHEELS names another folder (a wheel built apart, by hand).
 WHEELS = Path(os.environ.get("MCP_PROVENANCE_WHEELS") or ROOT / "target" / "wheels")

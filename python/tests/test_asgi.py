@@ -262,8 +262,10 @@ class OnTheWayIn(unittest.IsolatedAsyncioTestCase):
         for options, code in (({"policy": {"maxIntentBytes": 3}}, "invalid-limit"), ({"max_body_bytes": 0}, "invalid-limit"),
                               ({"max_sessions": True}, "invalid-option"), ({"paths": "/mcp"}, "invalid-option"),
                               ({"paths": ["mcp"]}, "invalid-option"), ({"max_depth": 4}, "invalid-limit"),
-                              # A path where a sink goes would refuse every request at run time: refused now.
-                              ({"audit": "audit.jsonl"}, "invalid-option"), ({"principal": "sub"}, "invalid-option")):
+                              # What is neither a sink nor a path would refuse every request at run time: refused now.
+                              ({"audit": 42}, "invalid-option"), ({"audit": b"audit.jsonl"}, "invalid-option"),
+                              ({"audit": "/nonexistent-folder/audit.jsonl"}, "unwritable-audit"),
+                              ({"principal": "sub"}, "invalid-option")):
             with self.subTest(options=options), self.assertRaises(ProvenanceError) as bad:
                 ProvenanceMiddleware(Recorder(), **options)
             self.assertEqual(bad.exception.code, code)

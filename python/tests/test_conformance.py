@@ -11,6 +11,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import mcp_provenance as mp
 from mcp_provenance._native import Exchange, Gateway
+from test_metrics import metered
 
 CONFORMANCE = Path(__file__).resolve().parents[2] / "conformance"
 # Lone UTF-16 surrogates (MSG-3): the native runner leaves this file to the
@@ -141,6 +142,8 @@ OPS: Dict[str, Callable[[Dict[str, Any]], Any]] = {
     "isReservedMetaKey": lambda v: mp.is_reserved_meta_key(v["input"]),
     "filter": filtered,
     "filterEcho": echoed,
+    # Through the ASGI middleware, its metrics into a Prometheus registry of their own.
+    "metrics": metered,
 }
 
 

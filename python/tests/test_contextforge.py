@@ -58,16 +58,29 @@ BARE_REFUSAL = (b'{"jsonrpc":"2.0","id":%d,"error":{"code":-32602,"message":"a b
 #: What ContextForge alone answers on /mcp to a call carrying the envelope.
 TOO_DEEP = b'{"jsonrpc":"2.0","id":%d,"error":{"code":-32602,"message":"meta_data exceeds maximum nesting depth (2)"}}'
 
-#: The settings the test adds to the example's: its upstream listens on 127.0.0.1, where
-#: ContextForge registers no server by default (SSRF protection).
-LOCAL_UPSTREAM = {"SSRF_ALLOW_LOCALHOST": "true"}
 
 
-def blocks(readme: Path, heading: str) -> List[str]:
-    """The shell blocks of ``readme``'s section ``## heading``."""
+def blocks(readme: Path, heading: str, kind: str = "sh") -> List[str]:
+    """The shell blocks of ``readme``'s section ``## heading`` (``kind="text"``: the blocks of
+    what they print)."""
     text = readme.read_text(encoding="utf-8")
     section = re.search(rf"^## {re.escape(heading)}\n(.*?)(?=^## |\Z)", text, re.S | re.M)
-    return re.findall(r"```sh\n(.*?)```", section.group(1), re.S) if section is not None else []
+    return re.findall(rf"```{kind}\n(.*?)```", section.group(1), re.S) if section is not None else []
+
+
+#: The README's section that registers the upstream and calls it, as an operator does.
+SERVER_BEHIND = "Put a server behind it"
+#: Where that section has ContextForge and its upstream.
+README_GATEWAY, README_UPSTREAM = "http://127.0.0.1:4444", "http://127.0.0.1:8000/mcp"
+
+
+def with_addresses(block: str, gateway: Gateway, upstream: Upstream) -> str:
+    """``block`` with the test's gateway and upstream where the README has its own."""
+    for old, new in ((README_UPSTREAM, upstream.url), (README_GATEWAY, gateway.url)):
+        if old not in block:
+            raise AssertionError(f"the block does not name {old}: {block!r}")
+        block = block.replace(old, new)
+    return block
 
 
 def call(region: str, meta: Dict[str, Any], request_id: int = REQUEST_ID) -> bytes:
@@ -182,6 +195,8 @@ class Deployment:
     #: What each gateway names the upstream's prompt `order_note`.
     prompt: str
     prompt_alone: str
+    #: What the README's "Put a server behind it" printed, and what it shows, block by block.
+    served: List[Tuple[str, str]]
 
 
 def setUpModule() -> None:
@@ -199,18 +214,22 @@ def setUpModule() -> None:
     Deployment.upstream_alone = Upstream(folder / "alone")
     unittest.addModuleCleanup(Deployment.upstream_alone.stop)
     began = time.monotonic()
-    Deployment.behind = Gateway(start, folder / "behind", LOCAL_UPSTREAM)
+    # The example's .env lets ContextForge register a local upstream (SSRF_ALLOW_LOCALHOST).
+    Deployment.behind = Gateway(start, folder / "behind", {})
     unittest.addModuleCleanup(Deployment.behind.stop)
     alone = start.replace(COMMAND, CONTEXTFORGE_COMMAND)
     if alone == start:
         raise AssertionError(f"the README's start block does not run {COMMAND}: {start!r}")
     # ContextForge as it comes: the example's settings but for META_MAX_DEPTH, at its default.
-    Deployment.alone = Gateway(alone, folder / "alone", {**LOCAL_UPSTREAM, "META_MAX_DEPTH": "2"})
+    Deployment.alone = Gateway(alone, folder / "alone", {"META_MAX_DEPTH": "2"})
     unittest.addModuleCleanup(Deployment.alone.stop)
     for gateway, upstream in ((Deployment.behind, Deployment.upstream), (Deployment.alone, Deployment.upstream_alone)):
         upstream.ready()
         gateway.ready()
-        gateway.admin("/gateways", {"name": "orders", "url": upstream.url, "transport": "STREAMABLEHTTP"})
+    # Behind the middleware, the upstream registered and called as the README does it.
+    Deployment.served = served_as_the_readme_says(Deployment.behind, Deployment.upstream)
+    Deployment.alone.admin("/gateways", {"name": "orders", "url": Deployment.upstream_alone.url,
+                                         "transport": "STREAMABLEHTTP"})
     [tool] = [tool["id"] for tool in Deployment.behind.tools() if tool["originalName"] == "open_orders"]
     made = Deployment.behind.admin("/servers", {"server": {"name": "orders-desk", "associated_tools": [tool]},
                                                 "visibility": "public"})
@@ -222,9 +241,29 @@ def setUpModule() -> None:
     sys.stderr.write(f"\nContextForge: installed in {took:.1f} s, both started in {time.monotonic() - began:.1f} s\n")
 
 
+def served_as_the_readme_says(gateway: Gateway, upstream: Upstream) -> List[Tuple[str, str]]:
+    """Runs the README's "Put a server behind it" in an operator's second shell: a token made,
+    the upstream registered, its tools listed, a call made (one shell, as the token is kept in
+    it); then, once the call's outcome is in the audit file, the file's last lines read. Each
+    block's output, and the output the README shows for it."""
+    register, call_block, tail = blocks(EXAMPLE / "README.md", SERVER_BEHIND)
+    shown = [text.strip() for text in blocks(EXAMPLE / "README.md", SERVER_BEHIND, "text")]
+    printed = gateway.shell(with_addresses(register + call_block, gateway, upstream)).strip().splitlines()
+    # The outcome is appended once the answer is sent: a shell reading at once may be first.
+    gateway.until(lambda: bool(gateway.audit()) and json.loads(gateway.audit()[-1])["kind"] == "outcome",
+                  "the call's outcome in the audit file")
+    return [("\n".join(printed[:-1]), shown[0]), (printed[-1], shown[1]), (gateway.shell(tail).strip(), shown[2])]
+
+
 class BehindTheMiddleware(unittest.TestCase):
     """``python -m mcp_provenance.contextforge`` (``mcpgateway`` serving ``mcp_provenance.contextforge:app``),
     as the README starts it."""
+
+    def test_the_readme_registers_the_upstream_and_calls_it_as_it_says(self) -> None:
+        # The tool renamed after the gateway it came from; the answer's turnId; the audit's
+        # account of the call, then its outcome.
+        for printed, shown in Deployment.served:
+            self.assertEqual(printed, shown)
 
     def test_the_upstream_gets_the_intent_redacted_and_the_client_its_id_and_turn_id_alone(self) -> None:
         behind, upstream = Deployment.behind, Deployment.upstream
@@ -623,7 +662,7 @@ class WithArgumentsLeftOutOfTheAuditLines(unittest.TestCase):
         options.write_text('{"policy": {"userIntent": "redact"}, "auditArguments": "drop"}', encoding="utf-8")
         cls.upstream = Upstream(folder)
         cls.addClassCleanup(cls.upstream.stop)
-        cls.gateway = Gateway(start, folder, {**LOCAL_UPSTREAM, "MCP_PROVENANCE_OPTIONS": str(options)})
+        cls.gateway = Gateway(start, folder, {"MCP_PROVENANCE_OPTIONS": str(options)})
         cls.addClassCleanup(cls.gateway.stop)
         cls.upstream.ready()
         cls.gateway.ready()

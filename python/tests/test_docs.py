@@ -17,7 +17,11 @@ import mcp_provenance.asgi
 import mcp_provenance.errors
 import mcp_provenance.fastmcp
 import mcp_provenance.mcp
+import mcp_provenance.metrics
 import mcp_provenance.otel
+import mcp_provenance.prometheus
+import mcp_provenance.sessions
+import mcp_provenance.sinks
 import mcp_provenance.types
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,9 +32,11 @@ PYTHON_BLOCK = re.compile(r"```python\n(.*?)```", re.S)
 #: Every fenced block: its language, its text.
 BLOCK = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)
 
-MODULES = [mcp_provenance, mcp_provenance._native, mcp_provenance.asgi, mcp_provenance._asgi_io,
+MODULES = [mcp_provenance.metrics, mcp_provenance.prometheus, mcp_provenance.sinks,
+           mcp_provenance, mcp_provenance._native, mcp_provenance.asgi, mcp_provenance._asgi_io,
            mcp_provenance._asgi_witnessed, mcp_provenance.errors,
-           mcp_provenance.fastmcp, mcp_provenance.mcp, mcp_provenance.otel, mcp_provenance.types]
+           mcp_provenance.fastmcp, mcp_provenance.mcp, mcp_provenance.otel, mcp_provenance.sessions,
+           mcp_provenance.types]
 
 
 class Docs(unittest.TestCase):

@@ -103,6 +103,19 @@ filter_options: FilterOptions = {"policy": {"userIntent": "redact"}, "auditArgum
 AsgiMiddleware(asgi_app, options=filter_options, audit=sink, paths=["/mcp"], max_body_bytes=1 << 20)
 Filter({"auditArguments": "drop"})
 AsgiMiddleware(asgi_app, audit=otel_account_sink(TracerProvider()))
+# A path where a sink goes: the JSON-lines file; metrics through an object of the protocol.
+from pathlib import Path  # noqa: E402
+
+from mcp_provenance.metrics import Counts, Metrics  # noqa: E402
+from mcp_provenance.prometheus import PrometheusMetrics, prometheus_metrics  # noqa: E402
+from mcp_provenance.sinks import JsonLinesSink  # noqa: E402
+
+file_sink: AccountSink = JsonLinesSink(Path("audit.jsonl"))
+healthy: bool = JsonLinesSink("audit.jsonl").healthy()
+counted: Metrics = Counts()
+exported: PrometheusMetrics = prometheus_metrics()
+AsgiMiddleware(asgi_app, audit="audit.jsonl", metrics=exported)
+AsgiMiddleware(asgi_app, audit=Path("audit.jsonl"), metrics=counted)
 
 # The middleware's core, as a middleware for another stack drives it: the outcome kept for a sink.
 exchange = Gateway({"paths": ["/mcp"]}).begin("POST", "/mcp", [(b"content-type", b"application/json")])

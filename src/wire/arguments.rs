@@ -73,18 +73,23 @@ pub(super) fn left_out(message: &str, how: AuditArguments) -> Option<String> {
 /// Writes what stands for `text` (the JSON text of a value) in a line:
 /// `{"sha256":"<its SHA-256, lowercase hex>","bytes":<its length in bytes>}`.
 fn digest(text: &str, out: &mut String) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     out.push_str("{\"sha256\":\"");
-    for byte in Sha256::digest(text.as_bytes()) {
+    sha256_hex(text.as_bytes(), out);
+    out.push_str("\",\"bytes\":");
+    out.push_str(&text.len().to_string());
+    out.push('}');
+}
+
+/// Writes the SHA-256 of `bytes`, in lowercase hex.
+pub(super) fn sha256_hex(bytes: &[u8], out: &mut String) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    for byte in Sha256::digest(bytes) {
         for nibble in [byte >> 4, byte & 15] {
             out.push(char::from(
                 HEX.get(usize::from(nibble)).copied().unwrap_or(b'0'),
             ));
         }
     }
-    out.push_str("\",\"bytes\":");
-    out.push_str(&text.len().to_string());
-    out.push('}');
 }
 
 #[cfg(test)]

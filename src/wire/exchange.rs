@@ -23,6 +23,7 @@ use super::own::{self, Answer, Own};
 use super::reading::{Reading, is_json_space, reading};
 use super::sessions::Sessions;
 use super::step::{Head, Piece, Start, Step};
+use super::store::SessionNews;
 use super::tally::Tally;
 use super::turns::Awaiting;
 
@@ -97,6 +98,12 @@ pub struct Exchange {
     pub(super) remembered: Option<u64>,
     /// The session the app issued that it names; or the one its answer issued.
     pub(super) session: Option<String>,
+    /// Whether the session the request names, not known here, may be
+    /// looked up in a shared store: until the body is admitted or the
+    /// answer begins.
+    pub(super) unknown: bool,
+    /// What the app's answer taught of sessions, for a shared store.
+    pub(super) news: Option<SessionNews>,
     /// The request's headers that say how its body is encoded.
     pub(super) content: Vec<(String, String)>,
     /// Why the middleware answered itself, when it did.
@@ -144,6 +151,7 @@ impl Exchange {
             Start::Pass => None,
             _ => shared.sessions().witnessed(asked.as_deref()),
         };
+        let unknown = start != Start::Pass && session.is_none() && asked.is_some();
         let content = if start == Start::Read {
             headers
                 .iter()
@@ -168,6 +176,8 @@ impl Exchange {
             last_event,
             remembered: None,
             session,
+            unknown,
+            news: None,
             content,
             refused: None,
             awaiting: Awaiting::default(),
@@ -260,6 +270,7 @@ impl Exchange {
         if let Some(tally) = self.tally.as_deref_mut() {
             tally.received(received_at.clone());
         }
+        self.unknown = false;
         let context = FilterContext {
             received_at,
             principal,
@@ -332,9 +343,10 @@ impl Exchange {
     /// sessions is learnt; how the rest goes on is decided.
     pub fn head<N: AsRef<str>, V: AsRef<str>>(&mut self, status: u16, headers: &[(N, V)]) -> Step {
         let named = header(headers, "mcp-session-id");
+        self.unknown = false;
         {
             let mut sessions = self.shared.sessions();
-            sessions.learn(self.delete, self.asked.as_deref(), status, named);
+            self.news = sessions.learn(self.delete, self.asked.as_deref(), status, named);
             if let Some(issued) = sessions.witnessed(named) {
                 self.session = Some(issued);
             }

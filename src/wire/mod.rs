@@ -21,8 +21,10 @@
 //! `ids.rs`); `check` over a capture (`check.rs`) and its command line
 //! (`args.rs`). Above the filter, the middleware's core: a [`Gateway`]
 //! (`gateway.rs`, its options in `options.rs`, the sessions it remembers in
-//! `sessions.rs`) begins an [`Exchange`] for each request (`exchange.rs`),
-//! which says what to do in [`Step`]s (`step.rs`), reads an answer as the
+//! `sessions.rs`, a store shared with its peers laid out in `store.rs` and
+//! what an exchange asks of it and tells it in `witness.rs`)
+//! begins an [`Exchange`] for each request (`exchange.rs`), which says what
+//! to do in [`Step`]s (`step.rs`), reads an answer as the
 //! clients read it (`reading.rs`, event streams in `events.rs`), streams it
 //! (`streams.rs`) or holds it whole (`held.rs`), and answers in the app's
 //! stead in one wording (`own.rs`); once the answer is over, what each
@@ -50,9 +52,11 @@ mod reading;
 mod scan;
 mod sessions;
 mod step;
+mod store;
 mod streams;
 mod tally;
 mod turns;
+mod witness;
 
 pub use answered::ExchangeOutcome;
 pub use args::{CHECK_USAGE, CheckCommand, SAME_FILE, USAGE};
@@ -66,4 +70,5 @@ pub use outcome::{MessageKind, Outcome, Seen, Verdict};
 pub use own::{Answer, Own};
 pub use sessions::{MAX_NOTE_BYTES, MAX_REMEMBERED};
 pub use step::{Edit, Head, Piece, Start, Step};
+pub use store::{SESSION_KEY_PREFIX, SESSION_TTL_SECONDS, SessionNews, session_key};
 pub use tally::{Answered, Got};

@@ -16,9 +16,13 @@
 //! [`MAX_EVENT_ID_BYTES`], the oldest forgotten first. A request forgotten
 //! (or never remembered) only means an answer to it on a resumed stream
 //! echoes no `turnId`.
+//!
+//! What an answer taught that a store shared by the gateway's other
+//! processes lacks is the exchange's news (store.rs).
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
+use super::store::{SessionNews, session_key};
 use super::turns::Awaiting;
 
 /// How many forwarded requests are remembered for resumed streams, over
@@ -71,32 +75,47 @@ impl Sessions {
     /// of sessions: the one it names was issued; one it ended (a DELETE it
     /// accepted) is forgotten. Nothing else forgets one: a 404 may come of
     /// any path or method, and would let anyone who knows a session id
-    /// strip it from its owner's records.
+    /// strip it from its owner's records. What a store shared with other
+    /// processes should learn of it: a session issued that was not known
+    /// here, or one ended.
     pub(super) fn learn(
         &mut self,
         delete: bool,
         asked: Option<&str>,
         status: u16,
         named: Option<&str>,
-    ) {
+    ) -> Option<SessionNews> {
         if let Some(asked) = asked.filter(|_| delete && (200..300).contains(&status)) {
             self.forget(asked);
-            return;
+            return Some(SessionNews::Ended(session_key(asked)));
         }
-        let Some(named) = named.filter(|_| status < 400) else {
-            return;
-        };
+        let named = named.filter(|_| status < 400)?;
+        self.issue(named)
+            .then(|| SessionNews::Issued(session_key(named)))
+    }
+
+    /// A store shared with other processes says the app issued `id`
+    /// (through one of them): witnessed here from now on, as if this
+    /// process had seen it issued.
+    pub(super) fn issued_elsewhere(&mut self, id: &str) {
+        self.issue(id);
+    }
+
+    /// Remembers `id` as issued, named now; whether it was not known.
+    fn issue(&mut self, id: &str) -> bool {
         self.tick += 1;
-        if let Some(before) = self.issued.insert(named.to_owned(), self.tick) {
+        let before = self.issued.insert(id.to_owned(), self.tick);
+        if let Some(before) = before {
             self.by_age.remove(&before);
         }
-        self.by_age.insert(self.tick, named.to_owned());
+        self.by_age.insert(self.tick, id.to_owned());
         while self.issued.len() > self.limit {
             let Some((_, oldest)) = self.by_age.pop_first() else {
                 break;
             };
             self.forget(&oldest);
         }
+        before.is_none()
     }
 
     fn forget(&mut self, id: &str) {
@@ -226,6 +245,35 @@ mod tests {
         assert_eq!(sessions.witnessed(Some("a")).as_deref(), Some("a"));
         sessions.learn(true, Some("a"), 200, None);
         assert_eq!(sessions.witnessed(Some("a")), None);
+    }
+
+    #[test]
+    fn the_news_is_what_a_shared_store_lacks() {
+        let mut sessions = Sessions::new(2);
+        let issued = |id: &str| Some(SessionNews::Issued(session_key(id)));
+        assert_eq!(sessions.learn(false, None, 200, Some("a")), issued("a"));
+        // Named again, or in an error, or a 404 to a DELETE: nothing new.
+        assert_eq!(sessions.learn(false, Some("a"), 200, Some("a")), None);
+        assert_eq!(sessions.learn(false, None, 404, Some("b")), None);
+        assert_eq!(sessions.learn(true, Some("a"), 404, None), None);
+        // One learnt from the store is known here: the app naming it is no news.
+        sessions.issued_elsewhere("c");
+        assert_eq!(sessions.witnessed(Some("c")).as_deref(), Some("c"));
+        assert_eq!(sessions.learn(false, Some("c"), 200, Some("c")), None);
+        // A DELETE the app accepted ends it, known here or not (the store may know it).
+        assert_eq!(
+            sessions.learn(true, Some("x"), 204, None),
+            Some(SessionNews::Ended(session_key("x")))
+        );
+        assert_eq!(
+            sessions.learn(true, Some("c"), 200, Some("c")),
+            Some(SessionNews::Ended(session_key("c")))
+        );
+        assert_eq!(sessions.witnessed(Some("c")), None);
+        // Forgotten as the oldest, it is news again when the app names it.
+        sessions.learn(false, None, 200, Some("d"));
+        sessions.learn(false, None, 200, Some("e"));
+        assert_eq!(sessions.learn(false, None, 200, Some("a")), issued("a"));
     }
 
     #[test]

@@ -7,8 +7,9 @@ started with its own command, the settings checked first.
 ``app`` is ContextForge's ``mcpgateway.main:app`` with the package's filter in front of
 every route where it passes MCP params or ``_meta`` upstream, found from ContextForge's own
 route table (a route that takes a body and is not classified is refused); what it reads
-from the environment (``MCP_PROVENANCE_OPTIONS``, ``MCP_PROVENANCE_AUDIT``) is in
-``examples/contextforge/README.md``.
+from the environment (``MCP_PROVENANCE_OPTIONS``, ``MCP_PROVENANCE_AUDIT``,
+``MCP_PROVENANCE_OTLP_ENDPOINT``), its metrics and its health path
+(``/mcp-provenance/health``) are in ``examples/contextforge/README.md``.
 :class:`ProvenancePlugin` is the cpex plugin for a ContextForge whose hooks carry
 ``_meta`` (the change proposed in ``upstream/``).
 

@@ -2,10 +2,12 @@
 // Express, or a Fetch handler): its options read once, the core's gateway
 // (createGateway: the filter, the witnessed sessions, the way back and the
 // middleware's own answers), each message's account to the audit sink and,
-// once the answer is over, the exchange's outcome, and the exchange the app
-// and the operator can read. Every decision is the core's; the stacks'
-// files move the body and the answers.
+// once the answer is over, the exchange's outcome, the counts to the
+// metrics hooks, and the exchange the app and the operator can read. Every
+// decision is the core's; the stacks' files move the body and the answers.
 import { createGateway } from "../../gateway.mjs";
+import { sessionsOf } from "./sessions.mjs";
+import { metricsOf, sinkOf } from "./sinks.mjs";
 
 /** The exchanges under way, by the request the app was handed (and the one that came): see `exchangeOf`. */
 export const exchanges = new WeakMap();
@@ -20,14 +22,17 @@ function callback(name, value) {
 
 /**
  * The middleware's options, each read once (a getter runs once), checked
- * now: its JS functions here, every other one by the core's gateway.
+ * now: its JS functions, its sink (a path made a file sink, opened once),
+ * its metrics and its sessions store (sessions.mjs) here, every other one by
+ * the core's gateway, first.
  */
 export function settingsOf(options) {
   if (options !== undefined && (typeof options !== "object" || options === null)) {
     throw Object.assign(new TypeError("the middleware's options are an object"), { code: "invalid-type" });
   }
-  const { audit, principal, ...rest } = options ?? {};
-  return { gateway: createGateway(rest), audit: callback("audit", audit), principal: callback("principal", principal) };
+  const { audit, principal, metrics, sessions, ...rest } = options ?? {};
+  const gateway = createGateway(rest);
+  return { gateway, principal: callback("principal", principal), metrics: metricsOf(metrics), audit: sinkOf(audit), sessions: sessionsOf(sessions) };
 }
 
 /** What the middleware made of one HTTP exchange, as it goes: see `Exchange` in http.d.ts; the rest is the core's. */
@@ -70,9 +75,10 @@ export function begin(settings, request, method, path, headers) {
   const { start } = core;
   const record = start === "pass" ? undefined : new Exchange(core);
   if (record !== undefined) exchanges.set(request, record);
-  // With a sink, a body the middleware reads has an outcome, kept as its answer goes, given by `ended`.
-  if (start !== "read" || settings.audit === undefined) return { core, start, record };
-  core.keepOutcome();
+  // With a sink, a body the middleware reads has an outcome, kept as its answer goes, given by `ended`;
+  // with metrics, an end, where a refusal of the middleware's own is counted.
+  if (start !== "read" || (settings.audit === undefined && settings.metrics === undefined)) return { core, start, record };
+  if (settings.audit !== undefined) core.keepOutcome();
   return { core, start, record, began: performance.now() };
 }
 
@@ -92,11 +98,20 @@ export async function admit(settings, exchange, body, given, auth) {
   const started = performance.now();
   record.filtered = core.admit(body, record);
   record.filterMs = performance.now() - started;
+  const { metrics } = settings;
+  if (metrics !== undefined) counted(metrics, record);
   // An outcome given while the accounts are still being kept (the client gone meanwhile) waits for them.
   const unkept = settings.audit === undefined ? undefined : await (exchange.auditing = audited(settings.audit, record));
   exchange.auditing = undefined;
+  if (unkept !== undefined) metrics?.failed();
   if ("reject" in record.filtered) return core.rejected();
   return unkept === undefined ? undefined : core.auditFailed(unkept);
+}
+
+/** The filter's time and each message's account to the metrics hooks, before the sink keeps them. */
+function counted(metrics, record) {
+  metrics.filtered(record.filterMs / 1000);
+  for (const account of record.accounts) metrics.observe(account);
 }
 
 /**
@@ -147,14 +162,40 @@ function workerOf() {
  * the status sent, what each request got. Nothing without a sink, nor for a
  * request the middleware did not read. The answer is gone by then: a sink
  * that fails changes nothing of it, and stderr says so once, without the
- * failure's text.
+ * failure's text. With metrics, a refusal of the middleware's own counted
+ * then too (`refusedHere`).
  */
 export function ended(settings, exchange) {
   const { began, auditing } = exchange;
   if (began === undefined || exchange.ended) return;
   exchange.ended = true;
-  if (auditing === undefined) given(settings, exchange.core, performance.now() - began);
-  else auditing.then(() => given(settings, exchange.core, performance.now() - began));
+  if (auditing === undefined) over(settings, exchange, performance.now() - began);
+  else auditing.then(() => over(settings, exchange, performance.now() - began));
+}
+
+/** The exchange is over, `ms` long: its refusal counted, its outcome to the sink. */
+function over(settings, exchange, ms) {
+  if (settings.metrics !== undefined) refusedHere(settings.metrics, exchange);
+  if (settings.audit !== undefined) given(settings, exchange.core, ms);
+}
+
+/**
+ * Counts the exchange's refusal when the middleware answered in the app's
+ * stead (or put its errors in place of the app's answer): the outcome's
+ * `refused` (`body-too-large`, `unsupported-media-type`, `parse-error`,
+ * `audit-failed` or the sink's own code, `answer-not-json`, …). It is never
+ * a message's refusal (a body whose messages the filter refused one by one
+ * has none): those are counted with their accounts (`observe`).
+ */
+function refusedHere(metrics, exchange) {
+  let code;
+  try {
+    code = exchange.core.refused;
+  } catch {
+    // The module started afresh: the exchange is gone with it.
+    return;
+  }
+  if (code !== undefined) metrics.refused(code);
 }
 
 /** Says once on stderr that an outcome was not kept: the failure's kind and code, not its text. */
@@ -177,9 +218,15 @@ function given(settings, core, ms) {
   try {
     // As for the messages' accounts, a line only for a sink that declares one.
     const kept = settings.audit(JSON.parse(line), settings.audit.length >= 2 ? line : undefined);
-    if (typeof kept?.then === "function") kept.then(undefined, unkept);
+    if (typeof kept?.then === "function") {
+      kept.then(undefined, (failure) => {
+        unkept(failure);
+        settings.metrics?.failed();
+      });
+    }
   } catch (failure) {
     unkept(failure);
+    settings.metrics?.failed();
   }
 }
 

@@ -55,7 +55,7 @@ export function provenanceFetch(handler, options) {
       over();
       throw failure;
     }
-    return exchange.start === "pass" ? response : passedBack(exchange.core, response, over);
+    return exchange.start === "pass" ? response : passedBack(exchange.core, response, over, settings.sessions);
   };
 }
 
@@ -68,6 +68,8 @@ export function provenanceFetch(handler, options) {
  */
 async function admitted(settings, exchange, request, rest) {
   const { core, start, record } = exchange;
+  // A session its process did not see issued, witnessed when the store its peers share holds it.
+  if (start !== "pass" && settings.sessions !== undefined) await settings.sessions.recall(core);
   if (start !== "read") return request;
   const body = core.declaredTooLarge ? undefined : await readBody(request, core.maxBodyBytes);
   if (body === undefined) {
@@ -115,13 +117,14 @@ const NULL_BODY = new Set([204, 205, 304]);
 
 /**
  * The handler's `response` as the client gets it, a step of the core's way
- * back at a time: the very response when it goes on as it came; else its
+ * back at a time (what its head taught of sessions in `sessions`, the store,
+ * first): the very response when it goes on as it came; else its
  * head as the exchange makes it (once a JSON answer held whole has ended)
  * and a body that reads the handler's as the client reads it. `over` is
  * told when the exchange is over: the response handed back as it came, or
  * with no body; its body read to its end, cancelled, or broken.
  */
-async function passedBack(core, response, over) {
+async function passedBack(core, response, over, sessions) {
   let reader;
   /** The exchange's next step: the handler's next piece through it, or its end; once over, the rest is not read. */
   const next = async () => {
@@ -132,6 +135,8 @@ async function passedBack(core, response, over) {
     return step;
   };
   let step = core.head(response.status, [...response.headers].flat());
+  // A session issued (or ended): in the store before the client has the head, and may ask another process.
+  if (sessions !== undefined && core.sessionNews !== undefined) await sessions.learn(core);
   try {
     while (step.head === undefined && !step.over) step = await next();
   } catch (failure) {

@@ -63,12 +63,16 @@ function pathOf(url = "") {
 async function serve(settings, exchange, req, res, next) {
   const { core, start, record } = exchange;
   if (start === "pass") return next();
+  // A session its process did not see issued, witnessed when the store its peers share holds it.
+  const { sessions } = settings;
   if (start === "watch") {
-    watch(res, core);
+    if (sessions !== undefined) await sessions.recall(core);
+    watch(res, core, sessions);
     return next();
   }
   // Once the answer is over (sent, or the connection closed first), what became of the exchange.
   if (exchange.began !== undefined) res.on("close", () => ended(settings, exchange));
+  if (sessions !== undefined) await sessions.recall(core);
   if (req.readableDidRead || req.readableEnded || req.body !== undefined) return answer(res, core.failed("body-already-read"));
   // The rest of a body too large is not read: the connection cannot carry another request (the answer says so).
   if (core.declaredTooLarge) return answer(res, core.tooLarge());
@@ -80,7 +84,7 @@ async function serve(settings, exchange, req, res, next) {
   const refusal = await admit(settings, exchange, body, [req], req.auth);
   if (refusal !== undefined) return answer(res, refusal);
   rearm(req, record.filtered.forward);
-  watch(res, core);
+  watch(res, core, sessions);
   return next();
 }
 
@@ -179,14 +183,33 @@ function answer(res, { status, headers, body } = { status: 500, headers: [], bod
  * does), then each piece and the end; what each step says is sent. An answer
  * that goes on as it comes costs a test on each call after its head.
  */
-function watch(res, core) {
+function watch(res, core, sessions) {
   const original = { writeHead: res.writeHead, write: res.write, end: res.end, flushHeaders: res.flushHeaders };
   /** "app" before the app's head; "held" until the client's head is known; then "sent", "pass" (as it comes) or "over". */
   let state = "app";
   let reason;
+  /** While the sessions store learns what the answer's head taught: the steps (with their callbacks) that wait for it, in order. */
+  let waiting;
+
+  /** Sends a step of the exchange, or puts it after those waiting; whether the client takes more now. */
+  function send(step, callback) {
+    if (waiting === undefined) return sent(step, callback);
+    waiting.push([step, callback]);
+    return true;
+  }
+
+  /** The store knows: the steps that waited, sent in order; the head written when the rest passes (no call of the app's writes it now). */
+  function learnt() {
+    const steps = waiting;
+    waiting = undefined;
+    for (const [step, callback] of steps) {
+      sent(step, callback);
+      if (state === "pass" && !res.headersSent) original.writeHead.call(res, res.statusCode, reason);
+    }
+  }
 
   /** Sends a step of the exchange: its head, its pieces, and the end when it is over; whether the client takes more now. */
-  function send({ head, pieces, over }, callback) {
+  function sent({ head, pieces, over }, callback) {
     // A head once the client's was sent (the middleware's own errors in a JSON answer that streams) is not sent again.
     if (head !== undefined && state === "held") {
       for (const [name, value] of head.edits) {
@@ -217,7 +240,12 @@ function watch(res, core) {
     state = "held";
     const flat = [];
     for (const [name, value] of Object.entries(res.getHeaders())) for (const one of [value].flat()) flat.push(name, String(one));
-    send(core.head(res.statusCode, flat));
+    const step = core.head(res.statusCode, flat);
+    if (sessions === undefined || core.sessionNews === undefined) return send(step);
+    // A session issued (or ended): in the store before the client has the head, and may ask another process.
+    waiting = [[step, undefined]];
+    sessions.learn(core).then(learnt, learnt);
+    return undefined;
   }
 
   res.writeHead = function writeHead(status, message, headers) {
