@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any, Awaitable, Callable, List, MutableMapping
+from typing import Any, Awaitable, Callable, List, MutableMapping, Tuple
 
 import uvicorn
 from fastmcp import FastMCP
@@ -49,6 +49,27 @@ def server() -> FastMCP:
     return made
 
 
+async def read_whole(receive: Receive) -> Tuple[bytes, Receive]:
+    """A request's body, read whole, and a ``receive`` that hands it to an app again."""
+    body = bytearray()
+    while True:
+        message = await receive()
+        body += message.get("body", b"")
+        if not message.get("more_body", False):
+            break
+    replayed = False
+
+    async def replay() -> Message:
+        nonlocal replayed
+        if replayed:
+            # The body is spent: what the app waits for next is the client going away.
+            return await receive()
+        replayed = True
+        return {"type": "http.request", "body": bytes(body), "more_body": False}
+
+    return bytes(body), replay
+
+
 class Recorder:
     """Writes each POST body ``app`` receives to ``path`` before ``app`` reads it."""
 
@@ -60,24 +81,9 @@ class Recorder:
         if scope["type"] != "http" or scope["method"] != "POST":
             await self._app(scope, receive, send)
             return
-        body = bytearray()
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if not message.get("more_body", False):
-                break
+        body, replay = await read_whole(receive)
         with open(self._path, "a", encoding="utf-8") as received:
             received.write(json.dumps({"body": body.decode("utf-8")}) + "\n")
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if replayed:
-                # The body is spent: what the app waits for next is the client going away.
-                return await receive()
-            replayed = True
-            return {"type": "http.request", "body": bytes(body), "more_body": False}
-
         await self._app(scope, replay, send)
 
 

@@ -20,7 +20,7 @@ import os
 import uuid
 from typing import Any, MutableMapping
 
-from contextforge_upstream import App, Message, Receive, Send, server
+from contextforge_upstream import App, Message, Receive, Send, read_whole, server
 
 from mcp_provenance.asgi import ProvenanceMiddleware
 
@@ -35,25 +35,12 @@ class Sessions:
     async def __call__(self, scope: MutableMapping[str, Any], receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] not in ("POST", "DELETE"):
             return await self._app(scope, receive, send)
-        body = bytearray()
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if not message.get("more_body", False):
-                break
+        body, replay = await read_whole(receive)
         if scope["method"] == "DELETE":
             await send({"type": "http.response.start", "status": 204, "headers": []})
             return await send({"type": "http.response.body", "body": b""})
         issued = json.loads(body).get("method") == "initialize"
         session = uuid.uuid4().hex.encode()
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if replayed:
-                return await receive()
-            replayed = True
-            return {"type": "http.request", "body": bytes(body), "more_body": False}
 
         async def issuing(message: Message) -> None:
             if issued and message["type"] == "http.response.start":
