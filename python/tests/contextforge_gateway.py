@@ -55,17 +55,19 @@ def waited(ready: Any, seconds: float, process: "subprocess.Popen[bytes]", log: 
 
 
 def stopped(process: "subprocess.Popen[bytes]", log: IO[bytes]) -> None:
-    """Ends ``process`` and every process of its group (a shell, a server, its workers)."""
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        try:
-            os.killpg(process.pid, sig)
-        except ProcessLookupError:
-            break
-        try:
-            process.wait(timeout=REQUEST_SECONDS)
-            break
-        except subprocess.TimeoutExpired:
-            continue
+    """Ends ``process`` and every process of its group (a shell, a server, its workers): asked
+    first, then killed, the group's stragglers too (a worker uvicorn's supervisor started as
+    it stopped outlives the shell)."""
+    try:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=REQUEST_SECONDS)
+    except (ProcessLookupError, subprocess.TimeoutExpired):
+        pass
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    process.wait()
     log.close()
 
 
