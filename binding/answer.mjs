@@ -18,6 +18,7 @@ const VERDICT = byteOf(table.verdicts);
 const ID = byteOf(table.ids);
 const REDACTION = byteOf(table.redactions);
 const LINE = byteOf(table.lineKinds);
+const PIECE = byteOf(table.pieces);
 
 /** The keys from the message down to each place, in the table's order. */
 const PLACE_KEYS = [];
@@ -214,6 +215,50 @@ export class Answer {
 
   opt() {
     return this.u8() === 0 ? undefined : this.str();
+  }
+
+  /** `len:u32 byte[len]`, a view of the answer (a copy already, the caller's own). */
+  view() {
+    const length = this.u32();
+    this.at += length;
+    return this.bytes.subarray(this.at - length, this.at);
+  }
+
+  /** An answer of the middleware's own (binding/src/answer.rs `own`): `{status, headers, body}`, headers `[name, value]` pairs. */
+  own() {
+    const status = this.u32();
+    const headers = [];
+    for (let n = this.u32(); n > 0; n--) headers.push([this.str(), this.str()]);
+    return { status, headers, body: this.str() };
+  }
+
+  /**
+   * A step of the way back (binding/src/answer.rs `step`): `{head, pieces,
+   * over}`, each piece bytes: a range of `given`, the piece the step was
+   * made of, or bytes of the exchange's own.
+   */
+  step(given) {
+    let head;
+    if (this.u8() === 1) {
+      const status = this.u32();
+      const edits = [];
+      for (let n = this.u32(); n > 0; n--) edits.push([this.str(), this.opt()]);
+      head = { status, edits, passes: this.u8() === 1 };
+    }
+    const pieces = [];
+    for (let n = this.u32(); n > 0; n--) {
+      pieces.push(this.u8() === PIECE.given ? given.subarray(this.u32(), this.u32()) : this.view());
+    }
+    return { head, pieces, over: this.u8() === 1 };
+  }
+
+  /** What a piece of a capture `check` read came to (binding/src/answer.rs `line`): `{out, sanitized, counts, exit, hint}`. */
+  line() {
+    const out = this.str();
+    const sanitized = this.view();
+    const counts = {};
+    for (let n = this.u32(); n > 0; n--) counts[this.str()] = this.f64();
+    return { out, sanitized, counts, exit: this.u8(), hint: this.opt() };
   }
 
   diagnostics() {

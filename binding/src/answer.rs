@@ -21,14 +21,21 @@
 //!            where the message stands in what goes on, units from its start and after its
 //!            end, and whether that text is a line's as it is, or how the core makes the
 //!            line's of it: LineKind)
+//! own     := status:u32 count:u32 (name:str value:str){count} body:str
+//! step    := (0 | 1 status:u32 count:u32 (name:str value:opt){count} passes:u8)
+//!            count:u32 (Given start:u32 end:u32 | Made bytes){count} over:u8  (PieceKind)
+//! line    := out:str sanitized:bytes count:u32 (name:str value:f64){count} exit:u8 hint:opt
 //! opt     := 0 | 1 str
 //! str     := len:u32 utf8[len]
+//! bytes   := len:u32 byte[len]
 //! ```
 //!
 //! A choice's first byte is one of the `kinds!` below, which the JS side
 //! reads by name from the table; every other number is as written here.
 //! The host module writes reports, changes, edits, records and retries (feature
-//! `host`), the filter module outcomes and echoes (feature `filter`).
+//! `host`), the filter module outcomes, echoes, the middleware's own
+//! answers, the steps of the way back and the lines of `check` (feature
+//! `filter`).
 
 #[cfg(feature = "host")]
 use mcp_provenance::audit::{AuditRecord, ClientAsserted, RequestId, Witnessed};
@@ -39,7 +46,7 @@ use mcp_provenance::edit::{Edit, Put, Target};
 #[cfg(feature = "filter")]
 use mcp_provenance::json;
 #[cfg(feature = "filter")]
-use mcp_provenance::wire::{AuditArguments, Outcome, Seen, Verdict};
+use mcp_provenance::wire::{self, AuditArguments, Outcome, Piece, Seen, Step, Verdict};
 #[cfg(feature = "filter")]
 use std::borrow::Cow;
 
@@ -137,6 +144,13 @@ kinds! {
 }
 
 #[cfg(feature = "filter")]
+kinds! {
+    /// A piece of a step of the way back: a range of the piece given, or
+    /// bytes of the exchange's own.
+    PieceKind as "pieces" { Given, Made }
+}
+
+#[cfg(feature = "filter")]
 impl LineKind {
     /// What a line of the kind `byte` holds of its message's arguments.
     pub(super) fn arguments(byte: u8) -> AuditArguments {
@@ -150,12 +164,13 @@ impl LineKind {
 
 /// Every kind an answer's bytes stand for, for the description.
 #[cfg(test)]
-pub(super) const KINDS: [(&str, &[&str]); 5] = [
+pub(super) const KINDS: [(&str, &[&str]); 6] = [
     PutKind::NAMES,
     VerdictKind::NAMES,
     IdKind::NAMES,
     Redaction::NAMES,
     LineKind::NAMES,
+    PieceKind::NAMES,
 ];
 
 /// The client-asserted texts of a record, by name, in the order an answer
@@ -194,8 +209,18 @@ impl Answer<'_> {
     }
 
     fn str(&mut self, text: &str) {
-        self.u32(u32::try_from(text.len()).unwrap_or(u32::MAX));
-        self.0.extend_from_slice(text.as_bytes());
+        self.bytes(text.as_bytes());
+    }
+
+    fn bytes(&mut self, bytes: &[u8]) {
+        self.place(bytes.len());
+        self.0.extend_from_slice(bytes);
+    }
+
+    /// A count, a length or a place in a text: `u32`, as every one the
+    /// boundary carries fits (JS strings and the module's memory are smaller).
+    fn place(&mut self, value: usize) {
+        self.u32(u32::try_from(value).unwrap_or(u32::MAX));
     }
 
     fn opt(&mut self, text: Option<&str>) {
@@ -223,7 +248,7 @@ impl Answer<'_> {
     }
 
     fn diagnostics(&mut self, diagnostics: &[Diagnostic]) {
-        self.u32(u32::try_from(diagnostics.len()).unwrap_or(u32::MAX));
+        self.place(diagnostics.len());
         for diagnostic in diagnostics {
             self.u8(diagnostic.code as u8);
             self.u8(diagnostic.severity as u8);
@@ -234,7 +259,7 @@ impl Answer<'_> {
     }
 
     pub(super) fn changes(&mut self, changes: &[Change]) {
-        self.u32(u32::try_from(changes.len()).unwrap_or(u32::MAX));
+        self.place(changes.len());
         for change in changes {
             self.u8(change.action as u8);
             self.str(&change.path);
@@ -251,7 +276,7 @@ impl Answer<'_> {
     }
 
     pub(super) fn edits(&mut self, edits: &[Edit]) {
-        self.u32(u32::try_from(edits.len()).unwrap_or(u32::MAX));
+        self.place(edits.len());
         for edit in edits {
             self.target(&edit.target);
             match &edit.put {
@@ -302,7 +327,7 @@ impl Answer<'_> {
             Some(false) => Redaction::Kept,
             Some(true) => Redaction::Redacted,
         } as u8);
-        self.u32(u32::try_from(asserted.correlation.len()).unwrap_or(u32::MAX));
+        self.place(asserted.correlation.len());
         for id in &asserted.correlation {
             self.u8(id.kind as u8);
             self.str(&id.value);
@@ -367,7 +392,7 @@ impl Answer<'_> {
         let places = places(forwarded, &outcome.messages, utf16);
         let sized = self.0.len();
         self.u32(0);
-        self.u32(u32::try_from(outcome.messages.len()).unwrap_or(u32::MAX));
+        self.place(outcome.messages.len());
         for (seen, place) in outcome.messages.iter().zip(places) {
             self.str(&seen.json());
             self.opt(seen.id_text.as_deref());
@@ -387,8 +412,8 @@ impl Answer<'_> {
                         AuditArguments::Keep => LineKind::Spread,
                     };
                     self.u8(kind as u8);
-                    self.u32(u32::try_from(start).unwrap_or(u32::MAX));
-                    self.u32(u32::try_from(tail).unwrap_or(u32::MAX));
+                    self.place(start);
+                    self.place(tail);
                 }
                 None => self.u8(LineKind::Refused as u8),
             }
@@ -399,8 +424,77 @@ impl Answer<'_> {
         }
     }
 
+    /// An answer of the middleware's own: its status, headers and body.
+    pub(super) fn own(&mut self, answer: &wire::Answer) {
+        self.u32(u32::from(answer.status));
+        let headers = answer.headers();
+        self.place(headers.len());
+        for (name, value) in &headers {
+            self.str(name);
+            self.str(value);
+        }
+        self.str(&answer.body);
+    }
+
+    /// A step of the way back: the head when it is known (each header
+    /// edit a value, or none for a header removed), its pieces, and
+    /// whether the answer is over.
+    pub(super) fn step(&mut self, step: &Step) {
+        match &step.head {
+            Some(head) => {
+                self.u8(1);
+                self.u32(u32::from(head.status));
+                self.place(head.edits.len());
+                for (name, value) in &head.edits {
+                    self.str(name);
+                    self.opt(value.as_deref());
+                }
+                self.u8(u8::from(head.passes));
+            }
+            None => self.u8(0),
+        }
+        self.place(step.pieces.len());
+        for piece in &step.pieces {
+            match piece {
+                Piece::Given(range) => {
+                    self.u8(PieceKind::Given as u8);
+                    self.place(range.start);
+                    self.place(range.end);
+                }
+                Piece::Made(bytes) => {
+                    self.u8(PieceKind::Made as u8);
+                    self.bytes(bytes);
+                }
+            }
+        }
+        self.u8(u8::from(step.over));
+    }
+
+    /// A piece of a capture `check` read, or its end: what to print, what
+    /// to write to the sanitized copy, the counts so far by name, the exit
+    /// code they make, and a hint for standard error.
+    pub(super) fn line(
+        &mut self,
+        out: &str,
+        sanitized: &[u8],
+        counts: &[(&str, u64)],
+        exit: u8,
+        hint: Option<&str>,
+    ) {
+        self.str(out);
+        self.bytes(sanitized);
+        self.place(counts.len());
+        for (name, count) in counts {
+            self.str(name);
+            // Exact below 2^53, which no capture reaches.
+            self.0.extend_from_slice(&(*count as f64).to_le_bytes());
+        }
+        self.u8(exit);
+        self.opt(hint);
+    }
+
     fn strs(&mut self, texts: &[String]) {
-        self.u32(u32::try_from(texts.len()).unwrap_or(u32::MAX));
+        self.place(texts.len());
         for text in texts {
             self.str(text);
         }

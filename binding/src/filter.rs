@@ -4,39 +4,22 @@
 //! into the module's memory ([`body_room`]) and its outcome crosses as one
 //! `Vec<u8>` out (the compact form of [`Answer::outcome`], which JS reads
 //! lazily: a gateway that only forwards reads none of its accounts);
-//! options and contexts, plain JSON copies JS made of them, as JS values
-//! read with serde-wasm-bindgen.
+//! options and contexts, plain JSON copies JS made of them, as JSON text
+//! read by the core's own parser ([`wire::read_json`]): no
+//! `serde_json::Value`, no serde in this module.
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 
 use mcp_provenance::message::Unreadable;
+use mcp_provenance::options::FromOptions;
 use mcp_provenance::wire::{
     self, CHECK_USAGE, Capture, CheckCommand, FilterContext, Printed, SAME_FILE,
 };
 use mcp_provenance::{Error, text};
-use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use crate::answer::{Answer, LineKind};
 use crate::{WHAT, thrown, within};
-
-/// A JS value, a plain JSON copy, as the `serde_json::Value` the core's
-/// `from_value` reads; `null` for `undefined`.
-pub(crate) fn value(from: &JsValue) -> Result<serde_json::Value, JsValue> {
-    if from.is_undefined() {
-        return Ok(serde_json::Value::Null);
-    }
-    serde_wasm_bindgen::from_value(from.clone()).map_err(|error| {
-        thrown(
-            &Unreadable {
-                path: String::new(),
-                what: error.to_string().into(),
-            }
-            .error(),
-        )
-    })
-}
 
 thread_local! {
     /// Where JS writes the body a filter reads next ([`body_room`]).
@@ -99,20 +82,33 @@ pub struct Filter(mcp_provenance::Filter);
 
 #[wasm_bindgen]
 impl Filter {
-    /// A filter made from `options`, a plain JSON copy (`undefined` for the
-    /// defaults); the core's error, thrown, for options it refuses.
+    /// A filter made from `options`, the JSON text of a plain copy
+    /// (`undefined` for the defaults); the core's error, thrown, for
+    /// options it refuses.
     #[wasm_bindgen(constructor)]
-    pub fn new(options: &JsValue) -> Result<Filter, JsValue> {
-        or_thrown(mcp_provenance::Filter::from_value(&value(options)?)).map(Filter)
+    pub fn new(options: Option<String>) -> Result<Filter, JsValue> {
+        or_thrown(wire::read_json(
+            options.as_deref(),
+            mcp_provenance::Filter::from_slot,
+        ))
+        .map(Filter)
     }
 
     /// The outcome of the body of `len` bytes in its room (whose text came
     /// as a JS string when `utf16`, so that where each message stands is
-    /// counted in UTF-16 code units) under `context`, a plain JSON copy or
-    /// `undefined`: the compact form `outcome` of answer.rs.
-    pub fn filter(&self, len: usize, utf16: bool, context: &JsValue) -> Result<Vec<u8>, JsValue> {
+    /// counted in UTF-16 code units) under `context`, the JSON text of a
+    /// plain copy or `undefined`: the compact form `outcome` of answer.rs.
+    pub fn filter(
+        &self,
+        len: usize,
+        utf16: bool,
+        context: Option<String>,
+    ) -> Result<Vec<u8>, JsValue> {
         within(|| {
-            let context = or_thrown(FilterContext::from_value(&value(context)?))?;
+            let context = or_thrown(wire::read_json(
+                context.as_deref(),
+                FilterContext::from_slot,
+            ))?;
             let mut out = Vec::new();
             body(len, |body| {
                 Answer(&mut out).outcome(&self.0.filter(body, &context), utf16);
@@ -156,22 +152,6 @@ pub struct Check {
     capture: Option<Capture>,
 }
 
-/// What a piece of a capture, or its end, came to.
-#[derive(Serialize)]
-struct Line<'a> {
-    /// What to print.
-    out: &'a str,
-    /// What to write to the sanitized copy, as bytes.
-    #[serde(with = "serde_bytes")]
-    sanitized: &'a [u8],
-    /// The counts so far, by name.
-    counts: BTreeMap<&'static str, u64>,
-    /// The exit code they make.
-    exit: u8,
-    /// A hint for standard error, at the end.
-    hint: Option<&'static str>,
-}
-
 #[wasm_bindgen]
 impl Check {
     /// The command `words` ask for.
@@ -207,34 +187,35 @@ impl Check {
         SAME_FILE.to_owned()
     }
 
-    /// The next piece of the capture: `{out, sanitized, counts, exit, hint}`.
-    pub fn read(&mut self, piece: &[u8]) -> JsValue {
+    /// The next piece of the capture: the compact form `line` of
+    /// answer.rs (empty for a command that reads no capture).
+    pub fn read(&mut self, piece: &[u8]) -> Vec<u8> {
         self.line(|capture, printed| capture.read(piece, printed))
     }
 
     /// The end of the capture: its last lines and the summary.
-    pub fn end(&mut self) -> JsValue {
+    pub fn end(&mut self) -> Vec<u8> {
         self.line(|capture, printed| {
             capture.end(printed);
             printed.out.push_str(&capture.summary());
         })
     }
 
-    fn line(&mut self, read: impl FnOnce(&mut Capture, &mut Printed)) -> JsValue {
+    fn line(&mut self, read: impl FnOnce(&mut Capture, &mut Printed)) -> Vec<u8> {
+        let mut out = Vec::new();
         let Some(capture) = self.capture.as_mut() else {
-            return JsValue::UNDEFINED;
+            return out;
         };
         let mut printed = Printed::default();
         read(capture, &mut printed);
-        let line = Line {
-            out: &printed.out,
-            sanitized: printed.sanitized.as_bytes(),
-            counts: capture.counts().reported().into_iter().collect(),
-            exit: capture.exit_code(),
-            hint: capture.hint(),
-        };
-        let plain = serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true);
-        line.serialize(&plain).unwrap_or(JsValue::UNDEFINED)
+        Answer(&mut out).line(
+            &printed.out,
+            printed.sanitized.as_bytes(),
+            &capture.counts().reported(),
+            capture.exit_code(),
+            capture.hint(),
+        );
+        out
     }
 }
 

@@ -6,19 +6,18 @@
 //! header holds: JS refuses one that does), one crossing however many there
 //! are (a string each took 0.3 µs more a header); a body, and each piece of an answer,
 //! are written by JS into the module's room for a body (`bodyRoom`), so each
-//! crosses in once. What goes back is one value a call: the filter's outcome
-//! in the compact form of answer.rs; a step of the way back, or an answer of
-//! the middleware's own, as a plain object made by serde-wasm-bindgen.
+//! crosses in once. What goes back is one value a call, in a compact form of
+//! answer.rs: the filter's outcome, a step of the way back, or an answer of
+//! the middleware's own. The options cross in as JSON text.
 //!
 //! Nothing here runs inside the arena's calls (`within`): an exchange keeps
 //! what it learns (the requests waiting, the sessions) from call to call.
 
-use mcp_provenance::wire::{self, Edit, Own, Piece, SessionNews, Start, Step, Verdict};
-use serde::Serialize;
+use mcp_provenance::wire::{self, Own, SessionNews, Start, Step, Verdict};
 use wasm_bindgen::prelude::*;
 
 use crate::answer::Answer;
-use crate::filter::{body, or_thrown, value};
+use crate::filter::{body, or_thrown};
 
 /// Headers as JS hands them, `[name, value, ...]` joined by NUL, as pairs.
 fn pairs(headers: &str) -> Vec<(&str, &str)> {
@@ -32,75 +31,18 @@ fn pairs(headers: &str) -> Vec<(&str, &str)> {
         .collect()
 }
 
-/// `value` as a plain JS value: structs as objects, bytes as a `Uint8Array`.
-fn plain(value: &impl Serialize) -> JsValue {
-    value
-        .serialize(&serde_wasm_bindgen::Serializer::new())
-        .unwrap_or(JsValue::UNDEFINED)
+/// An answer of the middleware's own: the compact form `own` of answer.rs.
+fn answered(answer: &wire::Answer) -> Vec<u8> {
+    let mut out = Vec::new();
+    Answer(&mut out).own(answer);
+    out
 }
 
-/// An answer of the middleware's own, as JS takes it.
-#[derive(Serialize)]
-struct OwnAnswer<'a> {
-    status: u16,
-    /// `[name, value]` pairs.
-    headers: Vec<(&'static str, String)>,
-    /// JSON text, or empty.
-    body: &'a str,
-}
-
-/// `{status, headers, body}`.
-fn answered(answer: &wire::Answer) -> JsValue {
-    plain(&OwnAnswer {
-        status: answer.status,
-        headers: answer.headers(),
-        body: &answer.body,
-    })
-}
-
-/// The head of a step, as JS takes it.
-#[derive(Serialize)]
-struct HeadOut<'a> {
-    status: u16,
-    /// `[name, value]`, the value undefined for a header removed.
-    edits: &'a [Edit],
-    passes: bool,
-}
-
-/// A piece of a step: `[start, end]` of the piece given, or bytes of the exchange's own.
-#[derive(Serialize)]
-#[serde(untagged)]
-enum PieceOut<'a> {
-    Given(usize, usize),
-    Made(&'a serde_bytes::Bytes),
-}
-
-/// A step, as JS takes it.
-#[derive(Serialize)]
-struct StepOut<'a> {
-    head: Option<HeadOut<'a>>,
-    pieces: Vec<PieceOut<'a>>,
-    over: bool,
-}
-
-/// `{head, pieces, over}`.
-fn stepped(step: &Step) -> JsValue {
-    plain(&StepOut {
-        head: step.head.as_ref().map(|head| HeadOut {
-            status: head.status,
-            edits: &head.edits,
-            passes: head.passes,
-        }),
-        pieces: step
-            .pieces
-            .iter()
-            .map(|piece| match piece {
-                Piece::Given(range) => PieceOut::Given(range.start, range.end),
-                Piece::Made(bytes) => PieceOut::Made(serde_bytes::Bytes::new(bytes)),
-            })
-            .collect(),
-        over: step.over,
-    })
+/// A step of the way back: the compact form `step` of answer.rs.
+fn stepped(step: &Step) -> Vec<u8> {
+    let mut out = Vec::new();
+    Answer(&mut out).step(step);
+    out
 }
 
 /// The middleware's core (`new Gateway(options)` in pkg/src/gateway.mjs):
@@ -110,12 +52,16 @@ pub struct Gateway(wire::Gateway);
 
 #[wasm_bindgen]
 impl Gateway {
-    /// A gateway made from `options`, a plain JSON copy with the JS names
-    /// (`undefined` for the defaults); the core's error, thrown, for options
-    /// it refuses.
+    /// A gateway made from `options`, the JSON text of a plain copy with
+    /// the JS names (`undefined` for the defaults); the core's error,
+    /// thrown, for options it refuses.
     #[wasm_bindgen(constructor)]
-    pub fn new(options: &JsValue) -> Result<Gateway, JsValue> {
-        or_thrown(wire::Gateway::from_value(&value(options)?)).map(Gateway)
+    pub fn new(options: Option<String>) -> Result<Gateway, JsValue> {
+        or_thrown(wire::read_json(
+            options.as_deref(),
+            wire::Gateway::from_slot,
+        ))
+        .map(Gateway)
     }
 
     /// The exchange of one request: its method, the path the app routes it
@@ -209,15 +155,15 @@ impl Exchange {
         self.exchange.batch()
     }
 
-    /// The answer to a body past the bound: `{status, headers, body}`.
+    /// The answer to a body past the bound.
     #[wasm_bindgen(js_name = tooLarge)]
-    pub fn too_large(&mut self) -> JsValue {
+    pub fn too_large(&mut self) -> Vec<u8> {
         answered(&self.exchange.too_large())
     }
 
     /// The answer when the middleware cannot go on: `code` is
     /// `"body-already-read"`, else the middleware failed.
-    pub fn failed(&mut self, code: &str) -> JsValue {
+    pub fn failed(&mut self, code: &str) -> Vec<u8> {
         let why = if code == Own::BodyAlreadyRead.code() {
             Own::BodyAlreadyRead
         } else {
@@ -252,34 +198,34 @@ impl Exchange {
     }
 
     /// The answer to a body the filter refused (`undefined` when it went on).
-    pub fn rejected(&self) -> JsValue {
-        self.rejected.as_ref().map_or(JsValue::UNDEFINED, answered)
+    pub fn rejected(&self) -> Option<Vec<u8>> {
+        self.rejected.as_ref().map(answered)
     }
 
     /// The answer when the audit sink failed with `code`.
     #[wasm_bindgen(js_name = auditFailed)]
-    pub fn audit_failed(&mut self, code: &str) -> JsValue {
+    pub fn audit_failed(&mut self, code: &str) -> Vec<u8> {
         answered(&self.exchange.audit_failed(code))
     }
 
     /// The app's answer begins: its `status` and headers, `[name, value, ...]` joined by NUL.
-    pub fn head(&mut self, status: u16, headers: &str) -> JsValue {
+    pub fn head(&mut self, status: u16, headers: &str) -> Vec<u8> {
         stepped(&self.exchange.head(status, &pairs(headers)))
     }
 
     /// A piece of the app's answer, the `len` bytes in the body's room.
-    pub fn piece(&mut self, len: usize) -> JsValue {
+    pub fn piece(&mut self, len: usize) -> Vec<u8> {
         body(len, |bytes| stepped(&self.exchange.piece(bytes)))
     }
 
     /// The last piece of the app's answer, the `len` bytes in the body's
     /// room, and its end: one crossing for both.
-    pub fn finish(&mut self, len: usize) -> JsValue {
+    pub fn finish(&mut self, len: usize) -> Vec<u8> {
         body(len, |bytes| stepped(&self.exchange.finish(bytes)))
     }
 
     /// The app's answer has ended.
-    pub fn end(&mut self) -> JsValue {
+    pub fn end(&mut self) -> Vec<u8> {
         stepped(&self.exchange.end())
     }
 

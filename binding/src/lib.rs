@@ -11,10 +11,10 @@
 //! | `validate`, `sanitize`, `stampInitiator`, `clearInitiator`, `attachInvocation`, `echoTurnId`, `auditRecord`, `liftLegacyArguments` | the tape (`run.rs`): the places the rules read, straight from the caller's objects | the compact answer (`answer.rs`) | the hot path: the same calls with serde-wasm-bindgen in and out took 3.8× (`auditRecord`) to 13× (`stampInitiator`) as long on the SEP example (bench/serde-wasm-bindgen) |
 //! | `createProvenance` | its options, on the tape as a policy | nothing | serde-wasm-bindgen and the core's `serde_json::Value` API would make the host module 99.7 KB gzipped instead of 66.4 KB, for one call at start-up |
 //! | `isValidMetaKey`, `isReservedMetaKey` | the JS value | a `bool` | wasm-bindgen's own forms |
-//! | `createFilter` (`Filter`, `filter.rs`), a filter's context | a plain JSON copy JS made, by serde-wasm-bindgen | the filter, a class | options cross once; JS runs each getter once, as it copies |
+//! | `createFilter` (`Filter`, `filter.rs`), a filter's context | the JSON text of a plain copy JS made, read by the core's own parser | the filter, a class | options cross once; JS runs each getter once, as it copies; serde-wasm-bindgen and `serde_json::Value` made the module 37 KB larger gzipped |
 //! | `filter(body)`, `filter.echo(answer)` | the body, written by JS straight into the module's memory (`bodyRoom`) | the outcome, one `Vec<u8>` in the compact form | written by wasm-bindgen's `&str`, or encoded and copied as `&[u8]`, a string body took 1.18× as long |
-//! | `createGateway` (`Gateway`, `gateway.rs`), its exchanges | options as `createFilter`'s; headers as a flat `[name, value, ...]`; a body and each piece of an answer written into `bodyRoom` | the outcome as `filter`'s; each step of the way back and each own answer, by serde-wasm-bindgen | one crossing a call, once a piece |
-//! | `check` (`Check`) | its words, then each piece as `&[u8]` | each piece's lines and counts, by serde-wasm-bindgen | once per 256 KiB piece |
+//! | `createGateway` (`Gateway`, `gateway.rs`), its exchanges | options as `createFilter`'s; headers as a flat `[name, value, ...]`; a body and each piece of an answer written into `bodyRoom` | the outcome as `filter`'s; each step of the way back and each own answer in a compact form of their own | one crossing a call, once a piece |
+//! | `check` (`Check`) | its words, then each piece as `&[u8]` | each piece's lines and counts, in a compact form | once per 256 KiB piece |
 //! | the text shown of the wire | `&str` | `String` | wasm-bindgen's own forms |
 //!
 //! Errors are the core's, thrown as JS `TypeError` or `RangeError` with

@@ -73,6 +73,9 @@ let madeIn;
 /** The most a copy holds (the core's bounds on a value read whole): deeper, or more values, is refused. */
 const { depth: MAX_DEPTH, values: MAX_VALUES } = table.limits;
 
+/** The JSON text of a plain copy the module reads (it reads no JS value), or undefined. */
+const jsonOf = (copy) => (copy === undefined ? undefined : JSON.stringify(copy));
+
 /** What JSON cannot hold, by its name in the core's table (`what`), met while copying. */
 class NotJson {
   constructor(what) {
@@ -147,10 +150,11 @@ function make(options) {
   if (madeIn !== instance()) made.clear();
   madeIn = instance();
   const copy = copied(options);
-  const key = String(JSON.stringify(copy));
+  const json = jsonOf(copy);
+  const key = String(json);
   let filter = made.get(key);
   if (filter === undefined) {
-    filter = call((glue) => new glue.Filter(copy));
+    filter = call((glue) => new glue.Filter(json));
     made.set(key, filter);
   }
   return { filter, copy };
@@ -180,7 +184,7 @@ export function createFilter(options) {
   };
   function filter(body, context) {
     if (typeof body !== "string" && !(body instanceof Uint8Array)) throw notABody();
-    const given = context === undefined ? undefined : copied(context);
+    const given = context === undefined ? undefined : jsonOf(copied(context));
     const made = current();
     const outcome = call((glue) => made.filter(write(glue, body), typeof body === "string", given));
     return new Answer(outcome, 0).outcome(body, lineHead);
@@ -206,11 +210,11 @@ function notAnOutcome() {
 /** No bytes: what a step's ranges are of when no piece was given. */
 const NOTHING = new Uint8Array(0);
 
-/** A step of the way back with its ranges (`[start, end]` of `given`) made the bytes they stand for. */
-function stepOf(step, given) {
-  step.pieces = step.pieces.map((piece) => (piece instanceof Uint8Array ? piece : given.subarray(piece[0], piece[1])));
-  return step;
-}
+/** A step of the way back (its compact form), its ranges of `given` made the bytes they stand for. */
+const stepOf = (step, given) => new Answer(step, 0).step(given);
+
+/** An answer of the middleware's own (its compact form): `{status, headers, body}`. */
+const ownOf = (answer) => new Answer(answer, 0).own();
 
 /**
  * `headers`, a flat `[name, value, ...]` list of strings, as the module takes
@@ -264,10 +268,10 @@ class Exchange {
   issuedElsewhere() { this.#call((inner) => inner.issuedElsewhere()); }
 
   /** The answer to a body past the bound. */
-  tooLarge() { return this.#call((inner) => inner.tooLarge()); }
+  tooLarge() { return ownOf(this.#call((inner) => inner.tooLarge())); }
 
   /** The answer when the middleware cannot go on (`"body-already-read"`, `"middleware-failed"`). */
-  failed(code) { return this.#call((inner) => inner.failed(String(code))); }
+  failed(code) { return ownOf(this.#call((inner) => inner.failed(String(code)))); }
 
   /** The filter's outcome for `body`, recording the context's `receivedAt` and `principal`. */
   admit(body, context) {
@@ -278,10 +282,13 @@ class Exchange {
   }
 
   /** The answer to a body the filter refused; undefined when it went on. */
-  rejected() { return this.#call((inner) => inner.rejected()); }
+  rejected() {
+    const answer = this.#call((inner) => inner.rejected());
+    return answer === undefined ? undefined : ownOf(answer);
+  }
 
   /** The answer when the audit sink failed with `code`. */
-  auditFailed(code) { return this.#call((inner) => inner.auditFailed(String(code))); }
+  auditFailed(code) { return ownOf(this.#call((inner) => inner.auditFailed(String(code)))); }
 
   /** The app's answer begins: its status and headers (`[name, value, ...]`). */
   head(status, headers) { return stepOf(this.#call((inner) => inner.head(status, flat(headers))), NOTHING); }
@@ -335,7 +342,7 @@ export function createGateway(options) {
   /** The gateway in the module as it is now (made again, its sessions forgotten, after a restart). */
   const current = () => {
     if (madeFor !== instance()) {
-      made = call((glue) => new glue.Gateway(copy));
+      made = call((glue) => new glue.Gateway(jsonOf(copy)));
       madeFor = instance();
     }
     return made;

@@ -101,8 +101,8 @@ impl ExchangeOutcome {
         out.push(']');
         string(&mut out, "receivedAt", self.received_at.as_deref());
         string(&mut out, "sessionId", self.session_id.as_deref());
-        // As serde_json writes a double: the shortest text that reads back the same.
-        out.push_str(&format!(",\"ms\":{:?}", self.ms));
+        out.push_str(",\"ms\":");
+        write_millis(&mut out, self.ms);
         if let Some(pid) = self.pid {
             out.push_str(",\"pid\":");
             out.push_str(&pid.to_string());
@@ -164,6 +164,31 @@ impl Exchange {
             pid,
             host: host.map(|host| crate::text::clean(host, MAX_HOST_BYTES).text.into_owned()),
         })
+    }
+}
+
+/// Appends `ms` to the thousandth, as the shortest text that reads back
+/// the same (`1.5`, `0.0`, `12.345`), with integers alone: a double's
+/// formatting machinery is 20 KB of the npm filter module. Not finite or
+/// negative is 0.0; past `u64::MAX` microseconds, that many.
+fn write_millis(out: &mut String, ms: f64) {
+    let micros = if ms.is_finite() && ms > 0.0 {
+        // Saturates, as `as` does from a float.
+        (ms * 1000.0).round() as u64
+    } else {
+        0
+    };
+    out.push_str(&(micros / 1000).to_string());
+    out.push('.');
+    let fraction = micros % 1000;
+    let digits = [fraction / 100, fraction / 10 % 10, fraction % 10];
+    // Down to the last digit that is not 0, and at least one.
+    let kept = digits
+        .iter()
+        .rposition(|digit| *digit != 0)
+        .map_or(1, |last| last + 1);
+    for digit in digits.iter().take(kept) {
+        out.push(char::from(b'0' + *digit as u8));
     }
 }
 
@@ -246,5 +271,33 @@ mod tests {
             gone.outcome(1.0, None, None).map(|outcome| outcome.status),
             Some(Some(413))
         );
+    }
+
+    #[test]
+    fn milliseconds_are_written_to_the_thousandth_as_the_shortest_text() {
+        for (ms, text) in [
+            (0.0, "0.0"),
+            (1.5, "1.5"),
+            (12.345, "12.345"),
+            (100.0, "100.0"),
+            (0.0004, "0.0"),
+            (0.0996, "0.1"),
+            (2.05, "2.05"),
+            (f64::NAN, "0.0"),
+            (-3.0, "0.0"),
+            (f64::INFINITY, "0.0"),
+            (1e30, "18446744073709551.615"),
+        ] {
+            let mut out = String::new();
+            write_millis(&mut out, ms);
+            assert_eq!(out, text, "{ms}");
+            if ms.is_finite() && (0.0..1e12).contains(&ms) {
+                assert_eq!(
+                    out.parse::<f64>().ok(),
+                    Some((ms * 1000.0).round() / 1000.0),
+                    "{ms}"
+                );
+            }
+        }
     }
 }

@@ -65,7 +65,7 @@ pub use exchange::Exchange;
 pub use filter::Filter;
 pub use gateway::Gateway;
 pub use line::line_head;
-pub use options::{AuditArguments, FilterContext, FilterOptions, GatewayOptions};
+pub use options::{AuditArguments, FilterContext, FilterOptions, GatewayOptions, read_json};
 pub use outcome::{MessageKind, Outcome, Seen, Verdict};
 pub use own::{Answer, Own};
 pub use sessions::{MAX_NOTE_BYTES, MAX_REMEMBERED};

@@ -1,14 +1,61 @@
 //! The options of a wire filter and of a middleware, bound once, and what
 //! a gateway knows of each body it filters.
 
-use super::parse::Keys;
+use super::parse::{Keys, Parser};
 use crate::audit::AuditContext;
 use crate::diagnostics::Code;
 use crate::error::Error;
 use crate::json::Slot;
 use crate::keys::{AI_INVOCATION_KEY, KeyOptions, UI_KEY};
+use crate::message::{MAX_DEPTH, Unreadable};
 use crate::options::{FromOptions, Options};
 use crate::policy::Policy;
+
+/// Options, or a context, a binding hands over as JSON text (a plain copy
+/// its runtime made, `None` for none given), read by the core's own parser
+/// and handed to `read` as a slot: the npm filter module reads no
+/// `serde_json::Value`. Text that is not one JSON value, nests deeper than a
+/// value a binding reads, or repeats a member is `unreadable`.
+///
+/// # Examples
+///
+/// ```
+/// use mcp_provenance::{Filter, wire};
+///
+/// let filter = wire::read_json(Some(r#"{"maxBatch": 10}"#), Filter::from_slot)?;
+/// assert_eq!(filter.options().max_batch, 10);
+/// let err = wire::read_json(Some(r#"{"maxBatch": 10, "maxBatch": 20}"#), Filter::from_slot).unwrap_err();
+/// assert_eq!(err.to_string(), "the value cannot be read as JSON: a member named twice");
+/// # Ok::<(), mcp_provenance::Error>(())
+/// ```
+#[doc(hidden)]
+pub fn read_json<T>(
+    text: Option<&str>,
+    read: impl FnOnce(Slot<'_>) -> Result<T, Error>,
+) -> Result<T, Error> {
+    let Some(text) = text else {
+        return read(Slot::Absent);
+    };
+    let keys = Keys {
+        invocation: Vec::new(),
+        ui: Vec::new(),
+    };
+    let unreadable = |what: &'static str| {
+        Unreadable {
+            path: String::new(),
+            what: what.into(),
+        }
+        .error()
+    };
+    let parsed = Parser::new(&keys, MAX_DEPTH, 0)
+        .whole(text)
+        .map_err(|_| unreadable("text that is not one JSON value"))?;
+    match parsed.fault {
+        None => read(parsed.doc.slot(&parsed.root)),
+        Some(super::parse::Fault::TooDeep) => Err(unreadable("nesting too deep")),
+        Some(super::parse::Fault::Duplicate) => Err(unreadable("a member named twice")),
+    }
+}
 
 /// The range of `maxBatch`.
 const BATCH_LIMITS: (u32, u32) = (1, 100_000);

@@ -148,6 +148,23 @@ impl<'k> Parser<'k> {
         Ok(message)
     }
 
+    /// Reads one JSON value standing alone, every member of it at every
+    /// depth: options and contexts a binding hands over as JSON text.
+    pub(crate) fn whole<'a>(&self, text: &'a str) -> Result<ParsedMessage<'a>, Syntax> {
+        let mut reader = Reader::new(text, self);
+        reader.ws();
+        let start = reader.at;
+        reader.doc.reserve();
+        reader.entry(Want::Whole, 1, None, start)?;
+        let root = reader.entries.pop().ok_or(Syntax(start))?;
+        reader.end()?;
+        Ok(ParsedMessage {
+            doc: reader.doc,
+            root,
+            fault: reader.fault,
+        })
+    }
+
     /// Where the value of the member `name` of the object `text` is, when
     /// `text` is JSON and an object with that member (the last, if several).
     pub(crate) fn member(&self, text: &str, name: &str) -> Result<Option<Span>, Syntax> {

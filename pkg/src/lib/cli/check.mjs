@@ -10,6 +10,7 @@ import { fstatSync } from "node:fs";
 import { open as openFile, stat } from "node:fs/promises";
 import { once } from "node:events";
 
+import { Answer } from "../answer.mjs";
 import { call } from "../filter.mjs";
 import { UsageError } from "./usage.mjs";
 
@@ -124,7 +125,7 @@ async function run(command, input, out, io) {
   try {
     for await (const chunk of input.pieces) {
       read += chunk.length;
-      const piece = call(() => command.read(chunk));
+      const piece = new Answer(call(() => command.read(chunk)), 0).line();
       counts = piece.counts;
       await write(piece);
     }
@@ -132,7 +133,7 @@ async function run(command, input, out, io) {
     clearInterval(progress);
   }
   if (shown) io.stderr.write("\n");
-  const end = call(() => command.end());
+  const end = new Answer(call(() => command.end()), 0).line();
   await write(end);
   if (end.hint !== undefined) io.stderr.write(`mcp-provenance check: ${end.hint}\n`);
   return end.exit;
