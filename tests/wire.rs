@@ -232,6 +232,25 @@ proptest! {
     }
 }
 
+proptest! {
+    /// JSON-like text as a call's `arguments`, which the filter checks and
+    /// skips without reading: it agrees with serde_json on what is JSON,
+    /// at every place of strings, escapes, numbers and literals.
+    #[test]
+    fn skipped_arguments_are_judged_as_serde_json_judges_them(pieces in prop::collection::vec(prop::sample::select(vec![
+        "{", "}", "[", "]", ",", ":", " ", "\n", "\"id\"", "\"x\"", "\"\"", "\"abcdefghijklmnopq\"",
+        "\"a\\nb\"", "\"\\\"\"", "\"\\\\\"", "\"\\u00e9\"", "\"\\u12g4\"", "\"\\x\"", "\"\u{1}\"", "\"\u{7f}é\"",
+        "\"", "\\", "1", "-0.5e3", "1e+4", "01", "-", "1.", "1e", "0x1", "2.5E-3", "true", "tru", "false", "null", "nul",
+    ]), 0..48)) {
+        let text: String = pieces.concat();
+        let body = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"x","arguments":{text}}}}}"#);
+        let filter = Filter::new(FilterOptions::default()).expect("a filter");
+        let outcome = filter.filter(body.as_bytes(), &FilterContext::default());
+        let refused_whole = matches!(&outcome.verdict, Verdict::Reject { status: 400, .. }) && outcome.messages.is_empty();
+        prop_assert_eq!(refused_whole, !judged_json(&body), "{}", text);
+    }
+}
+
 /// A capture of the vectors' messages and lines that are not plain
 /// (blank, CRLF, not JSON, a batch, no line feed at the end).
 fn capture() -> Vec<u8> {

@@ -168,28 +168,10 @@ impl<'a, 'k> Reader<'a, 'k> {
     }
 
     /// A string after its opening quote, checked and skipped.
+    #[inline]
     pub(super) fn skip_string(&mut self) -> Result<(), Syntax> {
-        loop {
-            match self.skip_plain()? {
-                b'"' => {
-                    self.at += 1;
-                    return Ok(());
-                }
-                _ => {
-                    self.at += 1;
-                    self.check_escape()?;
-                }
-            }
-        }
-    }
-
-    /// An escape after its backslash, checked.
-    pub(super) fn check_escape(&mut self) -> Result<(), Syntax> {
-        match self.next_byte() {
-            Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => Ok(()),
-            Some(b'u') => self.hex().map(|_| ()),
-            _ => Err(Syntax(self.at.saturating_sub(1))),
-        }
+        self.at = skip_string(self.bytes, self.at)?;
+        Ok(())
     }
 
     /// Four hex digits.
@@ -255,130 +237,230 @@ impl<'a, 'k> Reader<'a, 'k> {
     }
 
     /// A number, checked against the grammar of RFC 8259.
+    #[inline]
     pub(super) fn number(&mut self) -> Result<(), Syntax> {
-        let digits = |reader: &mut Self| {
-            let start = reader.at;
-            while reader.peek().is_some_and(|b| b.is_ascii_digit()) {
-                reader.at += 1;
-            }
-            if reader.at == start {
-                Err(Syntax(reader.at))
-            } else {
-                Ok(())
-            }
-        };
-        if self.peek() == Some(b'-') {
-            self.at += 1;
-        }
-        match self.peek() {
-            Some(b'0') => self.at += 1,
-            Some(b'1'..=b'9') => digits(self)?,
-            _ => return Err(Syntax(self.at)),
-        }
-        if self.peek() == Some(b'.') {
-            self.at += 1;
-            digits(self)?;
-        }
-        if matches!(self.peek(), Some(b'e' | b'E')) {
-            self.at += 1;
-            if matches!(self.peek(), Some(b'+' | b'-')) {
-                self.at += 1;
-            }
-            digits(self)?;
-        }
+        self.at = number(self.bytes, self.at)?;
         Ok(())
     }
 
     /// A value at `depth`, checked and skipped without recursion, whatever
     /// its depth (nesting past the bound is a fault of the message); its type.
     pub(super) fn skip(&mut self, depth: usize) -> Result<Kind, Syntax> {
-        self.open.clear();
+        let mut open = std::mem::take(&mut self.open);
+        open.clear();
+        let mut too_deep = false;
+        let skipped = Skip {
+            bytes: self.bytes,
+            depth,
+            max_depth: self.parser.max_depth,
+            open: &mut open,
+            too_deep: &mut too_deep,
+        }
+        .value(self.at);
+        self.open = open;
+        if too_deep {
+            self.fault = Some(Fault::TooDeep);
+        }
+        let (kind, at) = skipped?;
+        self.at = at;
+        Ok(kind)
+    }
+}
+
+/// A value being skipped: the text, the value's depth and the bound, the
+/// closing bytes of the containers open inside it, and whether it nested
+/// past the bound. Its steps are functions of a place that return the
+/// next, so that the place stays in a register.
+struct Skip<'s> {
+    bytes: &'s [u8],
+    depth: usize,
+    max_depth: usize,
+    open: &'s mut Vec<u8>,
+    too_deep: &'s mut bool,
+}
+
+impl Skip<'_> {
+    /// The value at `at` (after whitespace): its type, and where it ends.
+    fn value(&mut self, mut at: usize) -> Result<(Kind, usize), Syntax> {
+        let bytes = self.bytes;
         let mut kind = None;
         loop {
-            self.ws();
-            let found = match self.next_byte() {
-                Some(open @ (b'{' | b'[')) => {
-                    if depth + self.open.len() > self.parser.max_depth {
-                        self.fault = Some(Fault::TooDeep);
+            at = ws(bytes, at);
+            let found = match bytes.get(at) {
+                Some(&open @ (b'{' | b'[')) => {
+                    if self.depth + self.open.len() > self.max_depth {
+                        *self.too_deep = true;
                     }
-                    self.ws();
-                    let close = if open == b'{' { b'}' } else { b']' };
-                    if self.peek() == Some(close) {
-                        self.at += 1;
-                    } else {
-                        self.open.push(close);
-                        if open == b'{' {
-                            self.member_name()?;
-                        }
-                        kind.get_or_insert(if open == b'{' {
-                            Kind::Object
-                        } else {
-                            Kind::Array
-                        });
-                        continue;
-                    }
-                    if open == b'{' {
+                    at = ws(bytes, at + 1);
+                    // `}` and `]` are two past `{` and `[`.
+                    let close = open + 2;
+                    let container = if open == b'{' {
                         Kind::Object
                     } else {
                         Kind::Array
+                    };
+                    if bytes.get(at) == Some(&close) {
+                        at += 1;
+                        container
+                    } else {
+                        self.open.push(close);
+                        if open == b'{' {
+                            at = member_name(bytes, at)?;
+                        }
+                        kind.get_or_insert(container);
+                        continue;
                     }
                 }
                 Some(b'"') => {
-                    self.skip_string()?;
+                    at = skip_string(bytes, at + 1)?;
                     Kind::String
                 }
                 Some(b'-' | b'0'..=b'9') => {
-                    self.at -= 1;
-                    self.number()?;
+                    at = number(bytes, at)?;
                     Kind::Number
                 }
                 Some(b't') => {
-                    self.at -= 1;
-                    self.literal(b"true", Raw::Null)?;
+                    at = literal(bytes, at, b"true")?;
                     Kind::Bool
                 }
                 Some(b'f') => {
-                    self.at -= 1;
-                    self.literal(b"false", Raw::Null)?;
+                    at = literal(bytes, at, b"false")?;
                     Kind::Bool
                 }
                 Some(b'n') => {
-                    self.at -= 1;
-                    self.literal(b"null", Raw::Null)?;
+                    at = literal(bytes, at, b"null")?;
                     Kind::Null
                 }
-                _ => return Err(Syntax(self.at.saturating_sub(1))),
+                _ => return Err(Syntax(at)),
             };
             let kind = *kind.get_or_insert(found);
             // After a value: close what it ends, or go on to the next entry.
             loop {
                 let Some(&close) = self.open.last() else {
-                    return Ok(kind);
+                    return Ok((kind, at));
                 };
-                self.ws();
-                match self.next_byte() {
+                at = ws(bytes, at);
+                match bytes.get(at) {
                     Some(b',') => {
+                        at += 1;
                         if close == b'}' {
-                            self.member_name()?;
+                            at = member_name(bytes, at)?;
                         }
                         break;
                     }
-                    Some(byte) if byte == close => {
+                    Some(&byte) if byte == close => {
+                        at += 1;
                         self.open.pop();
                     }
-                    _ => return Err(Syntax(self.at.saturating_sub(1))),
+                    _ => return Err(Syntax(at)),
                 }
             }
         }
     }
+}
 
-    /// A member's name and its colon, checked and skipped.
-    pub(super) fn member_name(&mut self) -> Result<(), Syntax> {
-        self.ws();
-        if self.next_byte() != Some(b'"') {
-            return Err(Syntax(self.at.saturating_sub(1)));
-        }
-        self.skip_string()?;
-        self.expect(b':')
+/// Past the whitespace at `at`.
+#[inline]
+fn ws(bytes: &[u8], mut at: usize) -> usize {
+    while bytes.get(at).copied().is_some_and(is_ws) {
+        at += 1;
     }
+    at
+}
+
+/// Past `word` at `at`.
+#[inline]
+fn literal(bytes: &[u8], at: usize, word: &[u8]) -> Result<usize, Syntax> {
+    match bytes.get(at..at + word.len()) {
+        Some(found) if found == word => Ok(at + word.len()),
+        _ => Err(Syntax(at)),
+    }
+}
+
+/// Past a member's name and its colon, at `at` (after whitespace).
+#[inline(always)]
+fn member_name(bytes: &[u8], at: usize) -> Result<usize, Syntax> {
+    let at = ws(bytes, at);
+    if bytes.get(at) != Some(&b'"') {
+        return Err(Syntax(at));
+    }
+    let at = ws(bytes, skip_string(bytes, at + 1)?);
+    match bytes.get(at) {
+        Some(b':') => Ok(at + 1),
+        _ => Err(Syntax(at)),
+    }
+}
+
+/// Past the string whose opening quote is before `at`, checked: its plain
+/// bytes a run of eight at a time, its escapes one by one.
+#[inline(always)]
+fn skip_string(bytes: &[u8], mut at: usize) -> Result<usize, Syntax> {
+    loop {
+        while let Some(chunk) = bytes.get(at..at + 8) {
+            let mut word = [0; 8];
+            word.copy_from_slice(chunk);
+            let word = u64::from_le_bytes(word);
+            let found = stops(word);
+            if found != 0 {
+                let shift = found.trailing_zeros() & !7;
+                at += (shift / 8) as usize;
+                // The common end, a quote, read from the word in hand.
+                if (word >> shift) as u8 == b'"' {
+                    return Ok(at + 1);
+                }
+                break;
+            }
+            at += 8;
+        }
+        match bytes.get(at) {
+            Some(b'"') => return Ok(at + 1),
+            Some(b'\\') => at = escape(bytes, at + 1)?,
+            Some(0..0x20) | None => return Err(Syntax(at)),
+            Some(_) => at += 1,
+        }
+    }
+}
+
+/// Past the escape whose backslash is before `at`, checked.
+#[inline]
+fn escape(bytes: &[u8], at: usize) -> Result<usize, Syntax> {
+    match bytes.get(at) {
+        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => Ok(at + 1),
+        Some(b'u') => match bytes.get(at + 1..at + 5) {
+            Some(digits) if digits.iter().all(u8::is_ascii_hexdigit) => Ok(at + 5),
+            _ => Err(Syntax(at + 1)),
+        },
+        _ => Err(Syntax(at)),
+    }
+}
+
+/// Past the number at `at`, checked against the grammar of RFC 8259.
+#[inline(always)]
+fn number(bytes: &[u8], mut at: usize) -> Result<usize, Syntax> {
+    let digits = |mut at: usize| {
+        let start = at;
+        while bytes.get(at).is_some_and(u8::is_ascii_digit) {
+            at += 1;
+        }
+        if at == start { Err(Syntax(at)) } else { Ok(at) }
+    };
+    if bytes.get(at) == Some(&b'-') {
+        at += 1;
+    }
+    at = match bytes.get(at) {
+        Some(b'0') => at + 1,
+        Some(b'1'..=b'9') => digits(at)?,
+        _ => return Err(Syntax(at)),
+    };
+    if bytes.get(at) == Some(&b'.') {
+        at = digits(at + 1)?;
+    }
+    if matches!(bytes.get(at), Some(b'e' | b'E')) {
+        at += 1;
+        if matches!(bytes.get(at), Some(b'+' | b'-')) {
+            at += 1;
+        }
+        at = digits(at)?;
+    }
+    Ok(at)
 }
