@@ -7,6 +7,9 @@ WASM_TARGET := wasm32-unknown-unknown
 # The npm package's module: the binding crate (binding/), built over the
 # core without its serde_json::Value API.
 WASM := target/$(WASM_TARGET)/release/mcp_provenance_wasm.wasm
+# The outgoing module (stampInitiator, clearInitiator, attachInvocation
+# alone), built with the profile `size` (Cargo.toml).
+WASM_SIZE := target/$(WASM_TARGET)/size/mcp_provenance_wasm.wasm
 # The crates whose tests run natively and in wasm: the core and the npm
 # binding (the Python one is tested through its wheel, make python-test);
 # the core with its tower middleware (native only: on wasm32 the feature adds
@@ -157,7 +160,9 @@ build: setup-wasm setup-wasm-bindgen node_modules
 	wasm-bindgen $(BINDGEN_FLAGS) --out-dir $(BINDGEN)/host $(WASM)
 	$(CARGO) build -p mcp-provenance-wasm --lib --target $(WASM_TARGET) --release --no-default-features --features filter
 	wasm-bindgen $(BINDGEN_FLAGS) --out-dir $(BINDGEN)/filter $(WASM)
-	node tools/build-pkg.mjs $(BINDGEN)/host $(BINDGEN)/filter
+	$(CARGO) build -p mcp-provenance-wasm --lib --target $(WASM_TARGET) --profile size --no-default-features --features outgoing
+	wasm-bindgen $(BINDGEN_FLAGS) --out-dir $(BINDGEN)/outgoing $(WASM_SIZE)
+	node tools/build-pkg.mjs $(BINDGEN)/host $(BINDGEN)/filter $(BINDGEN)/outgoing
 	node tools/build-browser.mjs
 	node tools/build-extension.mjs
 
@@ -178,6 +183,7 @@ lint: setup-wasm
 	$(CARGO) clippy $(TESTED) --tests --target $(WASM_TARGET) -- -D warnings
 	$(CARGO) clippy -p mcp-provenance-wasm --lib --target $(WASM_TARGET) --no-default-features --features host -- -D warnings
 	$(CARGO) clippy -p mcp-provenance-wasm --lib --target $(WASM_TARGET) --no-default-features --features filter -- -D warnings
+	$(CARGO) clippy -p mcp-provenance-wasm --lib --target $(WASM_TARGET) --no-default-features --features outgoing -- -D warnings
 	$(CARGO) clippy -p mcp-provenance-python -- -D warnings
 
 # rustfmt and clippy come with the toolchain on our machines; add them where

@@ -1,7 +1,8 @@
 // The JS side of the boundary, coming out: reads the core's answer (its
 // layout is in binding/src/answer.rs) and carries out its edits on the copy
 // the writer made as it read the input (its snapshots of the objects on the
-// way to each place read), sharing every other member.
+// way to each place read), sharing every other member. What only the filter
+// module answers is read in outcome.mjs.
 
 import { table } from "../table.mjs";
 import { THREW, put } from "./writer.mjs";
@@ -12,13 +13,10 @@ const f64Bytes = new Uint8Array(f64.buffer);
 /** No field, no member: a place's own value. */
 const NONE = table.none.field;
 /** Each choice's bytes by name, as the table lists them (binding/src/answer.rs `kinds!`). */
-const byteOf = (names) => Object.fromEntries(names.map((kind, at) => [kind, at]));
+export const byteOf = (names) => Object.fromEntries(names.map((kind, at) => [kind, at]));
 const PUT = byteOf(table.puts);
-const VERDICT = byteOf(table.verdicts);
 const ID = byteOf(table.ids);
 const REDACTION = byteOf(table.redactions);
-const LINE = byteOf(table.lineKinds);
-const PIECE = byteOf(table.pieces);
 
 /** The keys from the message down to each place, in the table's order. */
 const PLACE_KEYS = [];
@@ -26,100 +24,6 @@ const PLACE_KEYS = [];
   PLACE_KEYS[node.place] = keys;
   for (const child of node.children) walk(child, [...keys, child.key]);
 })(table.message, []);
-
-/**
- * What every outcome gives besides its verdict: each message's account, its
- * id as it came, and `lines` (the account with the message as it goes on,
- * on one line, for a log). They are read from a copy of the core's answer when first
- * asked for, so that a gateway that only forwards pays for none of them;
- * a line's message is taken from `forward` where it stands rather than
- * copied out of the module, and where that text is not a line's as it is
- * (a body spread over lines, arguments to leave out: WIRE-9), `lineHead`
- * has the core make the line's first members of it then.
- */
-class Outcome {
-  /** The messages part of the core's answer (binding/src/answer.rs `messages`), until read. */
-  #kept;
-  #ids;
-  #turns;
-  #places;
-  #lineHead;
-
-  constructor(kept, lineHead) {
-    this.#kept = kept;
-    this.#lineHead = lineHead;
-  }
-
-  /** Reads the kept answer into own properties `accounts`; `ids` and places kept. */
-  #read() {
-    if (this.#kept === undefined) return;
-    const answer = new Answer(this.#kept, 0);
-    const accounts = [];
-    this.#ids = [];
-    this.#turns = [];
-    this.#places = [];
-    for (let n = answer.u32(); n > 0; n--) {
-      accounts.push(answer.str());
-      this.#ids.push(answer.opt());
-      this.#turns.push(answer.opt());
-      const line = answer.u8();
-      this.#places.push(line === LINE.refused ? undefined : [answer.u32(), answer.u32(), line]);
-    }
-    this.#kept = undefined;
-    Object.defineProperty(this, "accounts", { value: accounts, enumerable: true });
-  }
-
-  get accounts() {
-    this.#read();
-    return this.accounts;
-  }
-
-  get ids() {
-    this.#read();
-    return this.#ids;
-  }
-
-  get turns() {
-    this.#read();
-    return this.#turns;
-  }
-
-  /** The first members of a message's line: its text in what goes on, `[start, tail]` units from its ends, as its line's kind says. */
-  #head([start, tail, kind]) {
-    const { forward } = this;
-    const text = typeof forward === "string" ? forward.slice(start, forward.length - tail)
-      : decoder.decode(forward.subarray(start, forward.length - tail));
-    return kind === LINE.oneLine ? `"message":${text}` : this.#lineHead(text, kind);
-  }
-
-  get lines() {
-    const lines = this.accounts.map((account, index) => {
-      const place = this.#places[index];
-      return place === undefined ? account : `{${this.#head(place)},${account.slice(1)}`;
-    });
-    Object.defineProperty(this, "lines", { value: lines, enumerable: true });
-    return lines;
-  }
-}
-
-/** Something goes on. */
-class Forwarded extends Outcome {
-  constructor(kept, forward, replies, lineHead) {
-    super(kept, lineHead);
-    this.forward = forward;
-    this.replies = replies;
-  }
-}
-
-/** Nothing goes on. */
-class Rejected extends Outcome {
-  constructor(kept, reject, status, replies) {
-    super(kept);
-    this.reject = reject;
-    this.status = status;
-    this.replies = replies;
-  }
-}
 
 export class Answer {
   constructor(bytes, at) {
@@ -169,49 +73,7 @@ export class Answer {
     return texts;
   }
 
-  /**
-   * A filter's outcome (binding/src/answer.rs `outcome`) for `body`, the string
-   * or bytes filtered; `lineHead(text, kind)` makes a line's first members of
-   * a message's JSON text (binding/src/filter.rs `line_head`).
-   */
-  outcome(body, lineHead) {
-    const verdict = this.u8();
-    let status;
-    let text;
-    if (verdict === VERDICT.rejected) {
-      status = this.u32();
-      text = this.str();
-    } else if (verdict === VERDICT.asItCame) {
-      text = body;
-    } else if (typeof body === "string") {
-      text = this.str();
-    } else {
-      const length = this.u32();
-      text = this.bytes.slice(this.at, this.at + length);
-      this.at += length;
-    }
-    const replies = this.strs();
-    const size = this.u32();
-    // The filter module's answer is a copy already, the outcome's own.
-    const kept = this.bytes.subarray(this.at, this.at + size);
-    this.at += size;
-    return verdict === VERDICT.rejected ? new Rejected(kept, text, status, replies) : new Forwarded(kept, text, replies, lineHead);
-  }
 
-  /**
-   * What `filter.echo` made of `answer` (binding/src/answer.rs `echoed`): the
-   * very value given, the rewritten answer of its type, or undefined.
-   */
-  echoed(answer) {
-    const verdict = this.u8();
-    if (verdict === VERDICT.asItCame) return answer;
-    if (verdict === VERDICT.rejected) return undefined;
-    if (typeof answer === "string") return this.str();
-    const length = this.u32();
-    const bytes = this.bytes.slice(this.at, this.at + length);
-    this.at += length;
-    return bytes;
-  }
 
   opt() {
     return this.u8() === 0 ? undefined : this.str();
@@ -224,42 +86,8 @@ export class Answer {
     return this.bytes.subarray(this.at - length, this.at);
   }
 
-  /** An answer of the middleware's own (binding/src/answer.rs `own`): `{status, headers, body}`, headers `[name, value]` pairs. */
-  own() {
-    const status = this.u32();
-    const headers = [];
-    for (let n = this.u32(); n > 0; n--) headers.push([this.str(), this.str()]);
-    return { status, headers, body: this.str() };
-  }
 
-  /**
-   * A step of the way back (binding/src/answer.rs `step`): `{head, pieces,
-   * over}`, each piece bytes: a range of `given`, the piece the step was
-   * made of, or bytes of the exchange's own.
-   */
-  step(given) {
-    let head;
-    if (this.u8() === 1) {
-      const status = this.u32();
-      const edits = [];
-      for (let n = this.u32(); n > 0; n--) edits.push([this.str(), this.opt()]);
-      head = { status, edits, passes: this.u8() === 1 };
-    }
-    const pieces = [];
-    for (let n = this.u32(); n > 0; n--) {
-      pieces.push(this.u8() === PIECE.given ? given.subarray(this.u32(), this.u32()) : this.view());
-    }
-    return { head, pieces, over: this.u8() === 1 };
-  }
 
-  /** What a piece of a capture `check` read came to (binding/src/answer.rs `line`): `{out, sanitized, counts, exit, hint}`. */
-  line() {
-    const out = this.str();
-    const sanitized = this.view();
-    const counts = {};
-    for (let n = this.u32(); n > 0; n--) counts[this.str()] = this.f64();
-    return { out, sanitized, counts, exit: this.u8(), hint: this.opt() };
-  }
 
   diagnostics() {
     const diagnostics = [];

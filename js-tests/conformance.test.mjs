@@ -3,9 +3,11 @@
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { test } from "node:test";
+import { isDeepStrictEqual } from "node:util";
 
 import * as gateway from "../pkg/dist/gateway.mjs";
 import * as esm from "../pkg/dist/index.mjs";
+import * as outgoing from "../pkg/dist/outgoing.mjs";
 import { vectors } from "./conformance.mjs";
 import { runVector } from "./vectors.mjs";
 
@@ -27,4 +29,14 @@ for (const [entry, api] of [["import", { ...esm, ...gateway }], ["require", cjs]
   });
 }
 
-test("there are vectors to run", () => assert.ok(vectors.length >= 120));
+// The outgoing entry's three calls, in their own module: the same outputs.
+const OUTGOING = ["stampInitiator", "clearInitiator", "attachInvocation"];
+const outgoingVectors = vectors.filter((vector) => OUTGOING.includes(vector.op));
+for (const [entry, api] of [["import", outgoing], ["require", require("../pkg/dist/outgoing.cjs")]]) {
+  test(`the outgoing entry's ${outgoingVectors.length} vectors give their expected output (${entry})`, () => {
+    const failures = outgoingVectors.filter((vector) => !isDeepStrictEqual(runVector(api, structuredClone(vector)), vector.expect));
+    assert.deepEqual(failures.map((vector) => vector.id), []);
+  });
+}
+
+test("there are vectors to run", () => assert.ok(vectors.length >= 120 && outgoingVectors.length >= 20));

@@ -32,13 +32,14 @@ test("the tarball holds what was built (dist/) and the subpath folders, no sourc
     "dist/gateway.cjs", "dist/gateway.d.cts", "dist/gateway.d.mts", "dist/gateway.mjs",
     "dist/http.cjs", "dist/http.d.cts", "dist/http.d.mts", "dist/http.mjs",
     "dist/index.cjs", "dist/index.d.cts", "dist/index.d.mts", "dist/index.mjs",
-    "dist/lib/answer.mjs", "dist/lib/api.mjs", "dist/lib/boundary.mjs", "dist/lib/cli/check.mjs", "dist/lib/cli/probe.mjs", "dist/lib/cli/scenarios.mjs", "dist/lib/cli/usage.mjs", "dist/lib/filter.mjs", "dist/lib/glue-filter.mjs", "dist/lib/glue-host.mjs", "dist/lib/host.mjs",
+    "dist/lib/answer.mjs", "dist/lib/api.mjs", "dist/lib/boundary.mjs", "dist/lib/cli/check.mjs", "dist/lib/cli/probe.mjs", "dist/lib/cli/scenarios.mjs", "dist/lib/cli/usage.mjs", "dist/lib/filter.mjs", "dist/lib/glue-filter.mjs", "dist/lib/glue-host.mjs", "dist/lib/glue-outgoing.mjs", "dist/lib/host.mjs",
     "dist/lib/http/exchange.mjs", "dist/lib/http/fetch.mjs", "dist/lib/http/node.mjs", "dist/lib/http/sessions.mjs", "dist/lib/http/sinks.mjs",
-    "dist/lib/writer.mjs",
+    "dist/lib/object.mjs", "dist/lib/outcome.mjs", "dist/lib/outgoing.mjs", "dist/lib/requests.mjs", "dist/lib/writer.mjs",
     "dist/otel.cjs", "dist/otel.d.cts", "dist/otel.d.mts", "dist/otel.mjs",
+    "dist/outgoing.cjs", "dist/outgoing.d.cts", "dist/outgoing.d.mts", "dist/outgoing.mjs",
     "dist/sdk.cjs", "dist/sdk.d.cts", "dist/sdk.d.mts", "dist/sdk.mjs",
-    "dist/table.mjs", "dist/usage.txt", "dist/wasm-filter.mjs", "dist/wasm-host.mjs",
-    "ext-apps/package.json", "gateway/package.json", "http/package.json", "otel/package.json", "package.json", "sdk/package.json",
+    "dist/table.mjs", "dist/usage.txt", "dist/wasm-filter.mjs", "dist/wasm-host.mjs", "dist/wasm-outgoing.mjs",
+    "ext-apps/package.json", "gateway/package.json", "http/package.json", "otel/package.json", "outgoing/package.json", "package.json", "sdk/package.json",
   ]);
 });
 
@@ -86,11 +87,12 @@ test("the subpaths import and require, on one module instance with the main entr
   const subpaths = exec("node", ["--input-type=module", "-e", `
     import { createRequire } from "node:module";
     const require = createRequire(import.meta.url);
-    const entries = ["sdk", "ext-apps"];
-    const imported = await Promise.all(entries.map(async (entry) => Object.keys(await import("mcp-provenance/" + entry))));
-    console.log(JSON.stringify([imported, entries.map((entry) => Object.keys(require("mcp-provenance/" + entry)))]));
+    const entries = ["sdk", "ext-apps", "outgoing"];
+    const imported = await Promise.all(entries.map(async (entry) => Object.keys(await import("mcp-provenance/" + entry)).sort()));
+    console.log(JSON.stringify([imported, entries.map((entry) => Object.keys(require("mcp-provenance/" + entry)).sort())]));
   `], project);
-  assert.deepEqual(JSON.parse(subpaths), [[["provenanceTransport"], ["stampAppCalls"]], [["provenanceTransport"], ["stampAppCalls"]]]);
+  const outgoing = ["AI_INVOCATION_KEY", "UI_KEY", "attachInvocation", "clearInitiator", "stampInitiator"];
+  assert.deepEqual(JSON.parse(subpaths), [[["provenanceTransport"], ["stampAppCalls"], outgoing], [["provenanceTransport"], ["stampAppCalls"], outgoing]]);
 });
 
 test("strict TypeScript pins the declarations, for import and for require, with the SDK's types as input", () => {

@@ -41,7 +41,7 @@
 use mcp_provenance::audit::{AuditRecord, ClientAsserted, RequestId, Witnessed};
 #[cfg(feature = "host")]
 use mcp_provenance::diagnostics::{Change, Diagnostic, Report};
-#[cfg(feature = "host")]
+#[cfg(feature = "outgoing")]
 use mcp_provenance::edit::{Edit, Put, Target};
 #[cfg(feature = "filter")]
 use mcp_provenance::json;
@@ -108,7 +108,7 @@ macro_rules! kinds {
     };
 }
 
-#[cfg(feature = "host")]
+#[cfg(feature = "outgoing")]
 kinds! {
     /// How an edit's put is written, by its first byte.
     PutKind as "puts" { Remove, Text, Bool, Object, Json, Copy }
@@ -234,37 +234,12 @@ impl Answer<'_> {
     }
 }
 
-#[cfg(feature = "host")]
+#[cfg(feature = "outgoing")]
 impl Answer<'_> {
     fn index(&mut self, index: Option<usize>) {
         self.u8(index
             .and_then(|index| u8::try_from(index).ok())
             .unwrap_or(crate::NONE));
-    }
-
-    pub(super) fn report(&mut self, report: &Report) {
-        self.u8(u8::from(report.valid));
-        self.diagnostics(&report.diagnostics);
-    }
-
-    fn diagnostics(&mut self, diagnostics: &[Diagnostic]) {
-        self.place(diagnostics.len());
-        for diagnostic in diagnostics {
-            self.u8(diagnostic.code as u8);
-            self.u8(diagnostic.severity as u8);
-            self.u8(diagnostic.rule as u8);
-            self.str(&diagnostic.path);
-            self.str(&diagnostic.message);
-        }
-    }
-
-    pub(super) fn changes(&mut self, changes: &[Change]) {
-        self.place(changes.len());
-        for change in changes {
-            self.u8(change.action as u8);
-            self.str(&change.path);
-            self.u8(change.rule as u8);
-        }
     }
 
     fn target(&mut self, target: &Target) {
@@ -300,6 +275,34 @@ impl Answer<'_> {
                     self.target(target);
                 }
             }
+        }
+    }
+}
+
+#[cfg(feature = "host")]
+impl Answer<'_> {
+    pub(super) fn report(&mut self, report: &Report) {
+        self.u8(u8::from(report.valid));
+        self.diagnostics(&report.diagnostics);
+    }
+
+    fn diagnostics(&mut self, diagnostics: &[Diagnostic]) {
+        self.place(diagnostics.len());
+        for diagnostic in diagnostics {
+            self.u8(diagnostic.code as u8);
+            self.u8(diagnostic.severity as u8);
+            self.u8(diagnostic.rule as u8);
+            self.str(&diagnostic.path);
+            self.str(&diagnostic.message);
+        }
+    }
+
+    pub(super) fn changes(&mut self, changes: &[Change]) {
+        self.place(changes.len());
+        for change in changes {
+            self.u8(change.action as u8);
+            self.str(&change.path);
+            self.u8(change.rule as u8);
         }
     }
 

@@ -1,7 +1,9 @@
 //! The npm package's WebAssembly: the core behind the package's exports,
-//! through wasm-bindgen. One crate, two modules (`make build`): the host
-//! module (feature `host`: the object API, what a host or a browser needs)
-//! and the filter module (feature `filter`: the gateway, http and the
+//! through wasm-bindgen. One crate, three modules (`make build`): the host
+//! module (feature `host`: the object API, what a host or a browser needs),
+//! the outgoing module (feature `outgoing`: of the object API only
+//! `stampInitiator`, `clearInitiator` and `attachInvocation`, built for
+//! size) and the filter module (feature `filter`: the gateway, http and the
 //! command). Nothing here decides a rule; the core does.
 //!
 //! What crosses, path by path, and why (figures from `make bench`):
@@ -45,12 +47,13 @@ mod describe;
 mod filter;
 #[cfg(feature = "filter")]
 mod gateway;
-#[cfg(feature = "host")]
+#[cfg(feature = "outgoing")]
 mod run;
-#[cfg(feature = "host")]
+#[cfg(feature = "outgoing")]
 mod tape;
 
 use mcp_provenance::error::{Error, ErrorKind};
+#[cfg(any(feature = "host", feature = "filter"))]
 use mcp_provenance::keys;
 use wasm_bindgen::prelude::*;
 
@@ -97,7 +100,7 @@ pub(crate) fn thrown(error: &Error) -> JsValue {
 
 /// "No field" or "no member" where the boundary names a field of the
 /// envelope (by its place in the envelope's order) and a member of it.
-#[cfg(feature = "host")]
+#[cfg(feature = "outgoing")]
 pub(crate) const NONE: u8 = u8::MAX;
 
 /// Why JS could not read a value as JSON: the name JS knows it by (the
@@ -129,11 +132,15 @@ pub(crate) const WHAT: [(&str, &str); 13] = [
 /// `nameChars`, `longName`), and the longest key judged valid: a name is
 /// compared and edited by its whole value, never by a cut, so one longer is
 /// refused.
+#[cfg(any(feature = "host", feature = "filter"))]
 pub(crate) const MAX_NAME_CHARS: u32 = 65_536;
 
 /// Whether `key` is a valid `_meta` key (KEY-1): a string, of at most
 /// `MAX_NAME_CHARS`, with a UTF-8 form (no lone surrogate), that the core
 /// judges valid.
+///
+/// In the host and filter modules: the outgoing module's entry has it not.
+#[cfg(any(feature = "host", feature = "filter"))]
 #[wasm_bindgen(js_name = isValidMetaKey)]
 pub fn is_valid_meta_key(key: &JsValue) -> bool {
     key.dyn_ref::<js_sys::JsString>()
@@ -144,6 +151,9 @@ pub fn is_valid_meta_key(key: &JsValue) -> bool {
 /// Whether `key` is reserved for the MCP specification (KEY-2): a string
 /// the core judges reserved (a lone surrogate read as U+FFFD, which is in
 /// no label the judgement reads).
+///
+/// In the host and filter modules: the outgoing module's entry has it not.
+#[cfg(any(feature = "host", feature = "filter"))]
 #[wasm_bindgen(js_name = isReservedMetaKey)]
 pub fn is_reserved_meta_key(key: &JsValue) -> bool {
     key.dyn_ref::<js_sys::JsString>()

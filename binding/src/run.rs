@@ -21,21 +21,31 @@
 use std::cell::{Cell, RefCell};
 
 use crate::answer::Answer;
-use crate::tape::{Failure, Tape, WHOLE};
+use crate::tape::{Failure, Tape};
 use crate::{thrown, within};
-use mcp_provenance::audit::{self, AuditContext};
-use mcp_provenance::diagnostics::Report;
 use mcp_provenance::error::Error;
 use mcp_provenance::initiator::{self, Initiator};
+use mcp_provenance::invocation;
 use mcp_provenance::json::Slot;
 use mcp_provenance::keys::KeyOptions;
-use mcp_provenance::legacy::{self, LiftOptions};
 use mcp_provenance::options::FromOptions;
-use mcp_provenance::policy::{FieldPolicy, Policy};
-use mcp_provenance::schema::Place;
 use mcp_provenance::view::{Envelope, MessageView};
-use mcp_provenance::{echo, invocation, sanitize, validate};
 use wasm_bindgen::prelude::*;
+// The rest of the object API: the host module's alone.
+#[cfg(feature = "host")]
+use crate::tape::WHOLE;
+#[cfg(feature = "host")]
+use mcp_provenance::audit::{self, AuditContext};
+#[cfg(feature = "host")]
+use mcp_provenance::diagnostics::Report;
+#[cfg(feature = "host")]
+use mcp_provenance::legacy::{self, LiftOptions};
+#[cfg(feature = "host")]
+use mcp_provenance::policy::{FieldPolicy, Policy};
+#[cfg(feature = "host")]
+use mcp_provenance::schema::Place;
+#[cfg(feature = "host")]
+use mcp_provenance::{echo, sanitize, validate};
 
 /// What a tape asks for, by its first byte.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,7 +78,9 @@ impl Op {
 
 /// The call failed: JS throws what [`error`] makes of the core's error.
 pub(crate) const ERROR: i32 = -1;
-/// Read the arguments again, as the answer says.
+/// Read the arguments again, as the answer says (the host module's calls
+/// alone ask: a policy may keep more than the first reading held).
+#[cfg(feature = "host")]
 pub(crate) const RETRY: i32 = -2;
 /// The tape breaks its form: a fault of the JS side, never of the input.
 pub(crate) const MALFORMED: i32 = -3;
@@ -148,12 +160,20 @@ fn run_tape(records: usize, strings: usize, values: usize) -> i32 {
 
 /// What a call comes to.
 enum Reply {
-    Report(Report),
-    Sanitized(sanitize::Plan),
     Edits(Vec<mcp_provenance::edit::Edit>),
+    #[cfg(feature = "host")]
+    Report(Report),
+    #[cfg(feature = "host")]
+    Sanitized(sanitize::Plan),
+    #[cfg(feature = "host")]
     Record(Box<audit::AuditRecord>),
+    #[cfg(feature = "host")]
     Bool(bool),
-    Retry { flags: u8, cut: u32 },
+    #[cfg(feature = "host")]
+    Retry {
+        flags: u8,
+        cut: u32,
+    },
 }
 
 /// Why a call did not run.
@@ -199,19 +219,25 @@ fn call((records, strings, values): (&[u8], &[u8], &[u8]), answer: &mut Answer) 
         }
     }
     let reply = match op {
+        #[cfg(feature = "host")]
         Some(Op::Validate) => validate_op(&mut tape),
         Some(op) => object_op(op, &mut tape),
         None => return MALFORMED,
     };
     match reply {
+        Ok(Reply::Edits(edits)) => answer.edits(&edits),
+        #[cfg(feature = "host")]
         Ok(Reply::Report(report)) => answer.report(&report),
+        #[cfg(feature = "host")]
         Ok(Reply::Sanitized(plan)) => {
             answer.changes(&plan.changes);
             answer.edits(&plan.edits);
         }
-        Ok(Reply::Edits(edits)) => answer.edits(&edits),
+        #[cfg(feature = "host")]
         Ok(Reply::Record(record)) => answer.record(&record),
+        #[cfg(feature = "host")]
         Ok(Reply::Bool(flag)) => return i32::from(flag),
+        #[cfg(feature = "host")]
         Ok(Reply::Retry { flags, cut }) => {
             answer.retry(flags, cut);
             return RETRY;
@@ -229,6 +255,7 @@ fn length(answer: &Answer) -> i32 {
     i32::try_from(answer.0.len()).unwrap_or(MALFORMED)
 }
 
+#[cfg(feature = "host")]
 /// How many UTF-16 code units of a string to read under `policy`: twice
 /// (for surrogate pairs) one more character than any output keeps of one
 /// string, so that a longer string reads as it would whole (`text::clean`).
@@ -253,6 +280,7 @@ pub(crate) fn cut(policy: &Policy) -> u32 {
     u32::try_from(2 * (longest + 1)).unwrap_or(u32::MAX)
 }
 
+#[cfg(feature = "host")]
 /// The `RETRY` to ask for when the tape read less than `policy` needs:
 /// strings cut shorter than it keeps, or unknown members by their type
 /// where it keeps them; `None` when what was read is enough.
@@ -274,6 +302,7 @@ fn keys(tape: &mut Tape) -> Result<KeyOptions, Fault> {
     Ok(keys)
 }
 
+#[cfg(feature = "host")]
 /// `validate(message, options?)`: a report, whatever it is given. The tape
 /// holds the options without `request`, the message, then the request.
 fn validate_op(tape: &mut Tape) -> Result<Reply, Fault> {
@@ -308,9 +337,11 @@ fn validate_op(tape: &mut Tape) -> Result<Reply, Fault> {
     }
 }
 
-/// The other ops of the object API: what each comes to.
+/// The other ops of the object API: what each comes to (in the outgoing
+/// module, the three it holds; any other is a fault of the JS side).
 fn object_op(op: Op, tape: &mut Tape) -> Result<Reply, Fault> {
     Ok(match op {
+        #[cfg(feature = "host")]
         Op::Sanitize => {
             let policy = Policy::from_slot(tape.whole()?)?;
             let mut message = MessageView::empty();
@@ -347,6 +378,7 @@ fn object_op(op: Op, tape: &mut Tape) -> Result<Reply, Fault> {
             }
             Reply::Edits(invocation::attach(&request, &invocation)?)
         }
+        #[cfg(feature = "host")]
         Op::EchoTurnId => {
             let keys = keys(tape)?;
             let (mut request, mut response) = (MessageView::empty(), MessageView::empty());
@@ -354,6 +386,7 @@ fn object_op(op: Op, tape: &mut Tape) -> Result<Reply, Fault> {
             tape.message(&mut response, &keys)?;
             Reply::Edits(echo::echo(&request, &response)?)
         }
+        #[cfg(feature = "host")]
         Op::AuditRecord => {
             let context = AuditContext::from_slot(tape.whole()?)?;
             let policy = context.policy.clone().unwrap_or_default();
@@ -365,6 +398,7 @@ fn object_op(op: Op, tape: &mut Tape) -> Result<Reply, Fault> {
             }
             Reply::Record(Box::new(audit::record(&request, &context)?))
         }
+        #[cfg(feature = "host")]
         Op::LiftLegacyArguments => {
             let options = LiftOptions::from_slot(tape.whole()?)?;
             options.keys.check()?;
@@ -372,12 +406,16 @@ fn object_op(op: Op, tape: &mut Tape) -> Result<Reply, Fault> {
             tape.message(&mut request, &options.keys)?;
             Reply::Edits(legacy::lift(&request, options.remove)?)
         }
+        #[cfg(feature = "host")]
         // `createProvenance(options)`: the options are a policy, keys and all.
         Op::CheckPolicy => {
             Policy::from_slot(tape.whole()?)?;
             Reply::Bool(true)
         }
+        #[cfg(feature = "host")]
         Op::Validate => return Err(Fault::Malformed),
+        #[cfg(not(feature = "host"))]
+        _ => return Err(Fault::Malformed),
     })
 }
 
@@ -385,12 +423,12 @@ fn object_op(op: Op, tape: &mut Tape) -> Result<Reply, Fault> {
 /// read, and whether it reads the envelope's fields.
 pub(crate) fn first_read(op: Op) -> u8 {
     match op {
-        Op::Validate => validate::READS,
-        Op::Sanitize => sanitize::READS,
+        Op::Validate => mcp_provenance::validate::READS,
+        Op::Sanitize => mcp_provenance::sanitize::READS,
         Op::StampInitiator | Op::ClearInitiator => initiator::READS,
-        Op::EchoTurnId => echo::READS,
-        Op::AuditRecord => audit::READS,
-        Op::LiftLegacyArguments => legacy::READS,
+        Op::EchoTurnId => mcp_provenance::echo::READS,
+        Op::AuditRecord => mcp_provenance::audit::READS,
+        Op::LiftLegacyArguments => mcp_provenance::legacy::READS,
         Op::AttachInvocation => invocation::READS,
         Op::CheckPolicy => 0,
     }

@@ -51,6 +51,7 @@ pub(super) struct Header {
     pub op: u8,
     pub flags: u8,
     /// UTF-16 code units strings were cut at; 0 for none.
+    #[cfg_attr(not(feature = "host"), allow(dead_code))]
     pub cut: u32,
 }
 
@@ -106,9 +107,12 @@ pub(super) struct Tape<'a> {
     strings: &'a str,
     values: &'a [u8],
     pub header: Header,
-    /// A string read so far was cut short.
+    /// A string read so far was cut short (only the calls of the host
+    /// module ask: a policy may keep more).
+    #[cfg_attr(not(feature = "host"), allow(dead_code))]
     pub cut_any: bool,
     /// An unknown member of the envelope was read by its type only.
+    #[cfg_attr(not(feature = "host"), allow(dead_code))]
     pub typed_unknown: bool,
     /// Where reading stopped, when it did: the record that could not be
     /// read, and whose value it is.

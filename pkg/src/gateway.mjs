@@ -5,6 +5,7 @@
 // batch; and one JSON line per message for the log. Every decision is the
 // core's (src/wire/); this file only moves data.
 import { Answer } from "./lib/answer.mjs";
+import { echoedOf, outcomeOf, ownOf as readOwn, stepOf as readStep } from "./lib/outcome.mjs";
 import { call, instance } from "./lib/filter.mjs";
 import { table } from "./table.mjs";
 
@@ -187,7 +188,7 @@ export function createFilter(options) {
     const given = context === undefined ? undefined : jsonOf(copied(context));
     const made = current();
     const outcome = call((glue) => made.filter(write(glue, body), typeof body === "string", given));
-    return new Answer(outcome, 0).outcome(body, lineHead);
+    return outcomeOf(new Answer(outcome, 0), body, lineHead);
   }
   filter.echo = function echo(answer, forwarded) {
     if (typeof answer !== "string" && !(answer instanceof Uint8Array)) throw notABody();
@@ -195,7 +196,7 @@ export function createFilter(options) {
     if (!Array.isArray(turns)) throw notAnOutcome();
     const notes = turns.filter((turn) => typeof turn === "string");
     const made = current();
-    return new Answer(call((glue) => made.echo(write(glue, answer), notes)), 0).echoed(answer);
+    return echoedOf(new Answer(call((glue) => made.echo(write(glue, answer), notes)), 0), answer);
   };
   return filter;
 }
@@ -211,10 +212,10 @@ function notAnOutcome() {
 const NOTHING = new Uint8Array(0);
 
 /** A step of the way back (its compact form), its ranges of `given` made the bytes they stand for. */
-const stepOf = (step, given) => new Answer(step, 0).step(given);
+const stepOf = (step, given) => readStep(new Answer(step, 0), given);
 
 /** An answer of the middleware's own (its compact form): `{status, headers, body}`. */
-const ownOf = (answer) => new Answer(answer, 0).own();
+const ownOf = (answer) => readOwn(new Answer(answer, 0));
 
 /**
  * `headers`, a flat `[name, value, ...]` list of strings, as the module takes
@@ -278,7 +279,7 @@ class Exchange {
     if (typeof body !== "string" && !(body instanceof Uint8Array)) throw notABody();
     const { receivedAt, principal } = context ?? {};
     const out = this.#call((inner, glue) => inner.admit(write(glue, body), typeof body === "string", text(receivedAt), text(principal)));
-    return new Answer(out, 0).outcome(body, lineHead);
+    return outcomeOf(new Answer(out, 0), body, lineHead);
   }
 
   /** The answer to a body the filter refused; undefined when it went on. */

@@ -2,39 +2,13 @@
 // crossing into wasm, see boundary.mjs) and turns the answer into what it
 // returns; the core decides everything.
 
-import { readEnvelope, readMessage, table } from "../table.mjs";
+import { readMessage, table } from "../table.mjs";
 import { apply } from "./answer.mjs";
 import { call, glue, guard } from "./host.mjs";
-
-const { FIELDS, WHOLE } = table.flags;
-const { keys: CORRELATION_KEYS, option: CORRELATION_OPTION } = table.correlation;
+import { keysOf, optionsAndMessage, requestCalls } from "./requests.mjs";
 
 export const AI_INVOCATION_KEY = table.keys.invocation;
 export const UI_KEY = table.keys.ui;
-
-/**
- * The keys a message is read under: the configured ones as read, else the
- * defaults; and the members of `_meta` that may hold correlation ids: the
- * known ones and a policy's own.
- */
-function keysOf(found = {}) {
-  const wanted = found[CORRELATION_OPTION] === undefined ? CORRELATION_KEYS : [...CORRELATION_KEYS, ...found[CORRELATION_OPTION]];
-  return { invocation: found.invocationKey ?? AI_INVOCATION_KEY, ui: found.uiKey ?? UI_KEY, wanted };
-}
-
-/**
- * Writes `options` whole and `message`; the keys in force. `input`: the
- * call returns a copy, and `message` is its argument of that index (0 for
- * the subject the copy is made of), read into snapshots (Writer.input),
- * its scalars pinned with `pin`.
- */
-function optionsAndMessage(w, flags, options, message, { keysIn, input, pin } = {}) {
-  const found = w.options(options, undefined, keysIn);
-  const keys = keysOf(found.keys);
-  if (input === undefined) readMessage(w, message, flags, keys.invocation, keys.ui, keys.wanted);
-  else w.input(input, () => readMessage(w, message, flags, keys.invocation, keys.ui, keys.wanted), pin);
-  return keys;
-}
 
 export function validate(message, options) {
   return call("Validate", (w, flags) => {
@@ -52,27 +26,7 @@ export function sanitize(message, policy) {
   });
 }
 
-export function stampInitiator(request, initiator, options) {
-  return call("StampInitiator", (w, flags) => {
-    const keys = keysOf(w.options(options).keys);
-    w.whole(initiator);
-    w.input(0, () => readMessage(w, request, flags, keys.invocation, keys.ui, keys.wanted));
-    return keys;
-  }, (answer, _, keys, w) => apply(answer, keys, w));
-}
-
-export function clearInitiator(request, options) {
-  return call("ClearInitiator", (w, flags) => optionsAndMessage(w, flags, options, request, { input: 0 }),
-    (answer, _, keys, w) => apply(answer, keys, w));
-}
-
-export function attachInvocation(request, invocation, options) {
-  return call("AttachInvocation", (w, flags) => {
-    const keys = optionsAndMessage(w, flags, options, request, { input: 0 });
-    w.input(1, () => readEnvelope(w, invocation, FIELDS | WHOLE));
-    return keys;
-  }, (answer, _, keys, w) => apply(answer, keys, w));
-}
+export const { stampInitiator, clearInitiator, attachInvocation } = requestCalls(call);
 
 export function echoTurnId(request, response, options) {
   return call("EchoTurnId", (w, flags) => {

@@ -11,6 +11,7 @@ import { open as openFile, stat } from "node:fs/promises";
 import { once } from "node:events";
 
 import { Answer } from "../answer.mjs";
+import { lineOf } from "../outcome.mjs";
 import { call } from "../filter.mjs";
 import { UsageError } from "./usage.mjs";
 
@@ -125,7 +126,7 @@ async function run(command, input, out, io) {
   try {
     for await (const chunk of input.pieces) {
       read += chunk.length;
-      const piece = new Answer(call(() => command.read(chunk)), 0).line();
+      const piece = lineOf(new Answer(call(() => command.read(chunk)), 0));
       counts = piece.counts;
       await write(piece);
     }
@@ -133,7 +134,7 @@ async function run(command, input, out, io) {
     clearInterval(progress);
   }
   if (shown) io.stderr.write("\n");
-  const end = new Answer(call(() => command.end()), 0).line();
+  const end = lineOf(new Answer(call(() => command.end()), 0));
   await write(end);
   if (end.hint !== undefined) io.stderr.write(`mcp-provenance check: ${end.hint}\n`);
   return end.exit;
