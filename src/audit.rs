@@ -27,6 +27,9 @@ use crate::view::{Envelope, MessageView};
 /// How many bytes of `method`, the tool name and a string request id a record keeps.
 pub const MAX_RECORDED_NAME_BYTES: usize = 256;
 
+/// The member of an audit context holding the policy, and with it the keys.
+pub const POLICY: &str = "policy";
+
 /// What the server itself knows about a request, for [`audit_record`].
 ///
 /// # Examples
@@ -67,18 +70,14 @@ impl AuditContext {
     pub fn from_value(value: &Value) -> Result<Self, Error> {
         Self::from_slot(Slot::of(value))
     }
-
-    /// The member holding the policy, and with it the keys.
-    #[doc(hidden)]
-    pub const POLICY: &str = "policy";
 }
 
 impl FromOptions for AuditContext {
     const WHAT: &'static str = "audit context";
-    const NAMES: &'static [&'static str] = &["receivedAt", "principal", "sessionId", Self::POLICY];
+    const NAMES: &'static [&'static str] = &["receivedAt", "principal", "sessionId", POLICY];
 
     fn from_options(options: &Options) -> Result<Self, Error> {
-        let policy = match options.get(Self::POLICY) {
+        let policy = match options.get(POLICY) {
             Slot::Absent => None,
             policy => Some(Policy::from_slot(policy)?),
         };

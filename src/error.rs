@@ -33,8 +33,7 @@ pub struct Error {
 impl Error {
     /// An error of `code` saying `message`: for the bindings, which raise
     /// the core's errors in their runtime's form.
-    #[doc(hidden)]
-    pub fn new(code: Code, message: impl Into<String>) -> Self {
+    pub(crate) fn new(code: Code, message: impl Into<String>) -> Self {
         Error {
             code,
             message: message.into(),

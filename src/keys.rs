@@ -103,6 +103,9 @@ pub fn is_reserved_meta_key(key: &str) -> bool {
             })
 }
 
+/// The JS names of the two key members of any options object.
+pub const OPTIONS: [&str; 2] = ["invocationKey", "uiKey"];
+
 /// Which `_meta` keys carry the two entries (KEY-3). `None` means the default:
 /// [`AI_INVOCATION_KEY`] and [`UI_KEY`]. Until SEP-2817 is accepted, an
 /// experiment should use a vendor-owned key such as `com.example/aiInvocation`.
@@ -146,10 +149,6 @@ impl KeyOptions {
     pub fn from_value(value: &serde_json::Value) -> Result<Self, Error> {
         Self::from_slot(crate::json::Slot::of(value))
     }
-
-    /// The names of the two key members of any options object.
-    #[doc(hidden)]
-    pub const OPTIONS: [&str; 2] = ["invocationKey", "uiKey"];
 
     /// The key of the invocation envelope in force.
     ///
@@ -236,14 +235,14 @@ fn check_key(option: &str, configured: Option<&str>, default: &str) -> Option<Er
 
 impl FromOptions for KeyOptions {
     const WHAT: &'static str = "key options";
-    const NAMES: &'static [&'static str] = &Self::OPTIONS;
+    const NAMES: &'static [&'static str] = &OPTIONS;
 
     /// The two key members, of these options or of any options object that has them.
     fn from_options(options: &Options) -> Result<Self, Error> {
         if options.is_empty() {
             return Ok(KeyOptions::default());
         }
-        let [invocation, ui] = Self::OPTIONS;
+        let [invocation, ui] = OPTIONS;
         Ok(KeyOptions {
             invocation_key: options.string(invocation)?,
             ui_key: options.string(ui)?,

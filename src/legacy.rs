@@ -57,7 +57,7 @@ impl LiftOptions {
 impl FromOptions for LiftOptions {
     const WHAT: &'static str = "lift options";
     const NAMES: &'static [&'static str] =
-        &[KeyOptions::OPTIONS[0], KeyOptions::OPTIONS[1], "remove"];
+        &[crate::keys::OPTIONS[0], crate::keys::OPTIONS[1], "remove"];
 
     fn from_options(options: &Options) -> Result<Self, Error> {
         Ok(LiftOptions {

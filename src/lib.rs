@@ -4,6 +4,9 @@
     doc = "The rules of SEP-2817 and MCP Apps initiator provenance, built for the npm package (see README.md)."
 )]
 #![warn(missing_docs)]
+// Only what the crate root or the bindings' door lets through is `pub`: the
+// rest says `pub(crate)`, so that a glance tells API from internals.
+#![warn(unreachable_pub)]
 // docs.rs marks what a feature gates ([package.metadata.docs.rs]).
 #![cfg_attr(docsrs, feature(doc_cfg))]
 // A panic in WebAssembly is a trap that can poison the instance: outside
@@ -41,61 +44,49 @@
 //   audit                    the audit record of a request
 //   wire                     the filter: bytes in, the rules run, bytes out
 //   tower                    the middleware for tower's HTTP stack, over the exchange
+//   bindings                 the one door for the workspace's bindings, not the API
 //   lib                      the crate root: the modules, and the public API
 //
 // Above the core stand its two bindings, each a crate of the workspace that
 // depends on this one: binding/ (the npm package's wasm module) and python/
 // (the Python package's extension module). They read their runtime's values
-// into the views below and run the rules on them, so the modules are public
-// to them, and hidden from the documentation: the API is what the crate root
-// re-exports, and what the modules hold beyond it changes with the bindings,
+// into the views below and run the rules on them, so they need more than the
+// API: they reach it through one door, `__bindings` (src/bindings.rs), which
+// names each item it lets through and is hidden from the documentation and
+// outside semver. The modules themselves are private: the API is what the
+// crate root re-exports, and what the door holds changes with the bindings,
 // which are built from this repository alone.
 //
 // With the `value` feature (on by default), each rule has its public form on
 // `serde_json::Value`: it builds a view, runs the rule, and applies the edits
 // (the rule's edits alone, for a binding that applies them itself).
+/// The one door for the crates of this workspace that stand on the core
+/// (binding/, python/) and for its own tests: not part of the API, not
+/// covered by semver. Rust users have the crate root.
 #[doc(hidden)]
-pub mod audit;
-#[doc(hidden)]
-pub mod correlation;
-#[doc(hidden)]
-pub mod diagnostics;
-#[doc(hidden)]
-pub mod echo;
-#[doc(hidden)]
-pub mod edit;
-#[doc(hidden)]
-pub mod error;
-#[doc(hidden)]
-pub mod initiator;
-#[doc(hidden)]
-pub mod invocation;
-#[doc(hidden)]
-pub mod json;
-#[doc(hidden)]
-pub mod keys;
-#[doc(hidden)]
-pub mod legacy;
-#[doc(hidden)]
-pub mod message;
-#[doc(hidden)]
-pub mod options;
-#[doc(hidden)]
-pub mod path;
-#[doc(hidden)]
-pub mod policy;
-#[doc(hidden)]
-pub mod sanitize;
-#[doc(hidden)]
-pub mod schema;
-#[doc(hidden)]
-pub mod text;
-#[doc(hidden)]
-pub mod validate;
-#[doc(hidden)]
-pub mod view;
-#[doc(hidden)]
-pub mod wire;
+#[path = "bindings.rs"]
+pub mod __bindings;
+mod audit;
+mod correlation;
+mod diagnostics;
+mod echo;
+mod edit;
+mod error;
+mod initiator;
+mod invocation;
+mod json;
+mod keys;
+mod legacy;
+mod message;
+mod options;
+mod path;
+mod policy;
+mod sanitize;
+mod schema;
+mod text;
+mod validate;
+mod view;
+mod wire;
 // The one module that is its own page of the documentation: a middleware,
 // behind its feature, whose guide is its module's text. Native only.
 #[cfg(all(feature = "tower", not(target_arch = "wasm32")))]

@@ -292,8 +292,8 @@ fn correlation_keys(value: Slot) -> Result<Vec<(String, CorrelationKind)>, Error
 impl FromOptions for Policy {
     const WHAT: &'static str = "policy";
     const NAMES: &'static [&'static str] = &[
-        KeyOptions::OPTIONS[0],
-        KeyOptions::OPTIONS[1],
+        crate::keys::OPTIONS[0],
+        crate::keys::OPTIONS[1],
         "maxReasonBytes",
         "maxIntentBytes",
         "maxModelBytes",

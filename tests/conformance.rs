@@ -11,7 +11,8 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use std::collections::{BTreeMap, HashSet};
 
-use mcp_provenance::wire::{Exchange, Gateway, Piece, Start, Step};
+use mcp_provenance::__bindings::wire::{Answer, Exchange, Piece, Start, Step};
+use mcp_provenance::Gateway;
 use mcp_provenance::{
     AuditContext, Error, Filter, FilterContext, Initiator, KeyOptions, Level, LiftOptions, Policy,
     Rule, ValidateOptions, Verdict, attach_invocation, audit_record, clear_initiator, echo_turn_id,
@@ -286,7 +287,7 @@ fn exchange(gateway: &Gateway, given: &Value, finish: bool) -> Value {
 
 /// What the app was handed, and what the client got, through `exchange`.
 fn exchanged(exchange: &mut Exchange, given: &Value, finish: bool) -> Value {
-    let own = |answer: mcp_provenance::wire::Answer| {
+    let own = |answer: Answer| {
         let headers: Vec<Value> = answer
             .headers()
             .into_iter()
@@ -304,7 +305,7 @@ fn exchanged(exchange: &mut Exchange, given: &Value, finish: bool) -> Value {
         let body = given["body"].as_str().expect("a POST has a body");
         let outcome = exchange.admit(body.as_bytes(), None, None);
         if let Verdict::Reject { status, body } = &outcome.verdict {
-            let mut out = own(mcp_provenance::wire::Answer {
+            let mut out = own(Answer {
                 status: *status,
                 body: body.clone(),
                 close: false,

@@ -36,6 +36,7 @@ const LAYERS: &[&str] = &[
     "audit                    the audit record of a request",
     "wire                     the filter: bytes in, the rules run, bytes out",
     "tower                    the middleware for tower's HTTP stack, over the exchange",
+    "bindings                 the one door for the workspace's bindings, not the API",
     "lib                      the crate root: the modules, and the public API",
 ];
 

@@ -31,15 +31,15 @@
 //! `host`), the filter module outcomes and echoes (feature `filter`).
 
 #[cfg(feature = "host")]
-use mcp_provenance::audit::{AuditRecord, ClientAsserted, RequestId, Witnessed};
-#[cfg(feature = "host")]
-use mcp_provenance::diagnostics::{Change, Diagnostic, Report};
-#[cfg(feature = "host")]
-use mcp_provenance::edit::{Edit, Put, Target};
+use mcp_provenance::__bindings::edit::{Edit, Put, Target};
 #[cfg(feature = "filter")]
-use mcp_provenance::json;
+use mcp_provenance::__bindings::json;
 #[cfg(feature = "filter")]
-use mcp_provenance::wire::{AuditArguments, Outcome, Seen, Verdict};
+use mcp_provenance::{AuditArguments, Outcome, Seen, Verdict};
+#[cfg(feature = "host")]
+use mcp_provenance::{AuditRecord, ClientAsserted, RequestId, Witnessed};
+#[cfg(feature = "host")]
+use mcp_provenance::{Change, Diagnostic, Report};
 #[cfg(feature = "filter")]
 use std::borrow::Cow;
 

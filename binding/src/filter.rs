@@ -10,11 +10,11 @@
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
-use mcp_provenance::message::Unreadable;
-use mcp_provenance::wire::{
-    self, CHECK_USAGE, Capture, CheckCommand, FilterContext, Printed, SAME_FILE,
+use mcp_provenance::__bindings::message::Unreadable;
+use mcp_provenance::__bindings::{text, wire};
+use mcp_provenance::{
+    CHECK_USAGE, Capture, CheckCommand, Error, FilterContext, Printed, SAME_FILE,
 };
-use mcp_provenance::{Error, text};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 

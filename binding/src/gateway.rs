@@ -13,7 +13,8 @@
 //! Nothing here runs inside the arena's calls (`within`): an exchange keeps
 //! what it learns (the requests waiting, the sessions) from call to call.
 
-use mcp_provenance::wire::{self, Edit, Own, Piece, SessionNews, Start, Step, Verdict};
+use mcp_provenance::__bindings::wire::{self, Edit, Own, Piece, SessionNews, Start, Step};
+use mcp_provenance::Verdict;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -106,7 +107,7 @@ fn stepped(step: &Step) -> JsValue {
 /// The middleware's core (`new Gateway(options)` in pkg/src/gateway.mjs):
 /// its filter and options, checked once, and the sessions the app issued.
 #[wasm_bindgen]
-pub struct Gateway(wire::Gateway);
+pub struct Gateway(mcp_provenance::Gateway);
 
 #[wasm_bindgen]
 impl Gateway {
@@ -115,7 +116,7 @@ impl Gateway {
     /// it refuses.
     #[wasm_bindgen(constructor)]
     pub fn new(options: &JsValue) -> Result<Gateway, JsValue> {
-        or_thrown(wire::Gateway::from_value(&value(options)?)).map(Gateway)
+        or_thrown(mcp_provenance::Gateway::from_value(&value(options)?)).map(Gateway)
     }
 
     /// The exchange of one request: its method, the path the app routes it

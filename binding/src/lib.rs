@@ -50,8 +50,7 @@ mod run;
 #[cfg(feature = "host")]
 mod tape;
 
-use mcp_provenance::error::{Error, ErrorKind};
-use mcp_provenance::keys;
+use mcp_provenance::{Error, ErrorKind};
 use wasm_bindgen::prelude::*;
 
 /// The hot paths' calls allocate from a chunk taken back when the next
@@ -138,7 +137,7 @@ pub(crate) const MAX_NAME_CHARS: u32 = 65_536;
 pub fn is_valid_meta_key(key: &JsValue) -> bool {
     key.dyn_ref::<js_sys::JsString>()
         .filter(|key| key.length() <= MAX_NAME_CHARS && key.is_well_formed())
-        .is_some_and(|key| keys::is_valid_meta_key(&String::from(key)))
+        .is_some_and(|key| mcp_provenance::is_valid_meta_key(&String::from(key)))
 }
 
 /// Whether `key` is reserved for the MCP specification (KEY-2): a string
@@ -147,5 +146,5 @@ pub fn is_valid_meta_key(key: &JsValue) -> bool {
 #[wasm_bindgen(js_name = isReservedMetaKey)]
 pub fn is_reserved_meta_key(key: &JsValue) -> bool {
     key.dyn_ref::<js_sys::JsString>()
-        .is_some_and(|key| keys::is_reserved_meta_key(&String::from(key)))
+        .is_some_and(|key| mcp_provenance::is_reserved_meta_key(&String::from(key)))
 }

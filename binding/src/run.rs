@@ -23,18 +23,16 @@ use std::cell::{Cell, RefCell};
 use crate::answer::Answer;
 use crate::tape::{Failure, Tape, WHOLE};
 use crate::{thrown, within};
-use mcp_provenance::audit::{self, AuditContext};
-use mcp_provenance::diagnostics::Report;
-use mcp_provenance::error::Error;
-use mcp_provenance::initiator::{self, Initiator};
-use mcp_provenance::json::Slot;
-use mcp_provenance::keys::KeyOptions;
-use mcp_provenance::legacy::{self, LiftOptions};
-use mcp_provenance::options::FromOptions;
-use mcp_provenance::policy::{FieldPolicy, Policy};
-use mcp_provenance::schema::Place;
-use mcp_provenance::view::{Envelope, MessageView};
-use mcp_provenance::{echo, invocation, sanitize, validate};
+use mcp_provenance::__bindings::json::Slot;
+use mcp_provenance::__bindings::options::FromOptions;
+use mcp_provenance::__bindings::schema::Place;
+use mcp_provenance::__bindings::view::{Envelope, MessageView};
+use mcp_provenance::__bindings::{
+    audit, correlation, echo, edit, initiator, invocation, legacy, path, sanitize, validate,
+};
+use mcp_provenance::{
+    AuditContext, Error, FieldPolicy, Initiator, KeyOptions, LiftOptions, Policy, Report,
+};
 use wasm_bindgen::prelude::*;
 
 /// What a tape asks for, by its first byte.
@@ -150,8 +148,8 @@ fn run_tape(records: usize, strings: usize, values: usize) -> i32 {
 enum Reply {
     Report(Report),
     Sanitized(sanitize::Plan),
-    Edits(Vec<mcp_provenance::edit::Edit>),
-    Record(Box<audit::AuditRecord>),
+    Edits(Vec<edit::Edit>),
+    Record(Box<mcp_provenance::AuditRecord>),
     Bool(bool),
     Retry { flags: u8, cut: u32 },
 }
@@ -244,9 +242,9 @@ pub(crate) fn cut(policy: &Policy) -> u32 {
     // A correlation id past its limit must stay past it when cut, and be
     // refused, never kept short.
     .chain([
-        mcp_provenance::path::MAX_SEGMENT_BYTES,
+        path::MAX_SEGMENT_BYTES,
         audit::MAX_RECORDED_NAME_BYTES,
-        mcp_provenance::correlation::MAX_ID_BYTES,
+        correlation::MAX_ID_BYTES,
     ])
     .max()
     .unwrap_or(audit::MAX_RECORDED_NAME_BYTES);

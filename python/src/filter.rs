@@ -9,8 +9,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString};
 
 use super::{options, raise, write};
-use mcp_provenance::error::Error;
-use mcp_provenance::wire::{Filter, FilterContext, Outcome, Seen, Verdict};
+use mcp_provenance::__bindings::error;
+use mcp_provenance::{Filter, FilterContext, Outcome, Seen, Verdict};
 
 /// The wire filter: a gateway's request bodies in, what to forward or
 /// answer out, every decision the core's. What no rule changed goes on byte
@@ -215,7 +215,7 @@ pub(super) fn detached<T: Ungil>(
 fn invalid(py: Python<'_>, message: &str) -> PyErr {
     raise(
         py,
-        &Error::new(mcp_provenance::Code::InvalidType, message.to_owned()),
+        &error::new(mcp_provenance::Code::InvalidType, message.to_owned()),
     )
 }
 

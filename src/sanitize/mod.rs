@@ -110,7 +110,9 @@ pub fn plan_value(message: &Value, policy: &Policy) -> Result<Plan, Error> {
 
 /// What sanitizing a message comes to: its changes, and its edits.
 pub struct Plan {
+    /// What changes, as `sanitize` reports it.
     pub changes: Vec<Change>,
+    /// The edits that make those changes.
     pub edits: Vec<Edit>,
 }
 

@@ -28,7 +28,7 @@ const MAX_HOST_BYTES: usize = 255;
 /// # Examples
 ///
 /// ```
-/// use mcp_provenance::wire::{Gateway, GatewayOptions};
+/// use mcp_provenance::{Gateway, GatewayOptions};
 ///
 /// let gateway = Gateway::new(GatewayOptions::default())?;
 /// let mut exchange = gateway.begin("POST", "/mcp", &[("content-type", "application/json")]);

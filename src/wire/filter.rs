@@ -121,13 +121,7 @@ impl Filter {
     /// ```
     #[cfg(feature = "value")]
     pub fn from_value(value: &serde_json::Value) -> Result<Self, Error> {
-        Self::from_slot(Slot::of(value))
-    }
-
-    /// A filter from options read as a slot.
-    #[doc(hidden)]
-    pub fn from_slot(value: Slot<'_>) -> Result<Self, Error> {
-        Filter::new(FilterOptions::from_slot(value)?)
+        Filter::new(FilterOptions::from_slot(Slot::of(value))?)
     }
 
     /// The options it was made with.

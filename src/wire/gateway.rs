@@ -12,7 +12,6 @@ use super::options::GatewayOptions;
 use super::sessions::Sessions;
 use super::step::Start;
 use crate::error::Error;
-use crate::json::Slot;
 
 /// A middleware's core: its filter and options, and the sessions the app
 /// issued; an [`Exchange`] for each request. Cheap to clone: clones share
@@ -21,13 +20,13 @@ use crate::json::Slot;
 /// # Examples
 ///
 /// ```
-/// use mcp_provenance::wire::{Gateway, GatewayOptions, Start};
+/// use mcp_provenance::{Gateway, GatewayOptions};
 ///
 /// let gateway = Gateway::new(GatewayOptions { paths: Some(vec!["/mcp".into()]), ..GatewayOptions::default() })?;
-/// let headers = [("content-type", "application/json")];
-/// assert_eq!(gateway.begin("POST", "/mcp/", &headers).start(), Start::Read);
-/// assert_eq!(gateway.begin("POST", "/token", &headers).start(), Start::Pass);
-/// assert_eq!(gateway.begin("GET", "/mcp", &headers).start(), Start::Watch);
+/// // Each request is an exchange, which a middleware drives (`ProvenanceLayer`
+/// // with the feature `tower`): here one for a body of at most 1 MiB.
+/// let exchange = gateway.begin("POST", "/mcp/", &[("content-type", "application/json")]);
+/// assert_eq!(exchange.max_body_bytes(), 1 << 20);
 /// # Ok::<(), mcp_provenance::Error>(())
 /// ```
 #[derive(Clone, Debug)]
@@ -55,7 +54,7 @@ impl Gateway {
     /// # Examples
     ///
     /// ```
-    /// use mcp_provenance::wire::Gateway;
+    /// use mcp_provenance::Gateway;
     /// use serde_json::json;
     ///
     /// let err = Gateway::from_value(&json!({"maxBodyBytes": 0})).unwrap_err();
@@ -64,13 +63,7 @@ impl Gateway {
     /// ```
     #[cfg(feature = "value")]
     pub fn from_value(value: &serde_json::Value) -> Result<Self, Error> {
-        Self::from_slot(Slot::of(value))
-    }
-
-    /// A gateway from options read as a slot.
-    #[doc(hidden)]
-    pub fn from_slot(value: Slot<'_>) -> Result<Self, Error> {
-        Gateway::new(GatewayOptions::from_slot(value)?)
+        Gateway::new(GatewayOptions::from_slot(crate::json::Slot::of(value))?)
     }
 
     /// Its filter.
@@ -189,5 +182,25 @@ mod tests {
         assert!(routes("/servers/*/mcp", "/servers/a1/mcp/"));
         assert!(!routes("/servers/*/mcp", "/servers/mcp"));
         assert!(routes("/", "/anything"));
+    }
+
+    #[test]
+    fn a_gateway_reads_what_its_paths_route_and_watches_the_rest() -> Result<(), Error> {
+        let options = GatewayOptions {
+            paths: Some(vec!["/mcp".into()]),
+            ..GatewayOptions::default()
+        };
+        let gateway = Gateway::new(options)?;
+        let headers = [("content-type", "application/json")];
+        assert_eq!(
+            gateway.begin("POST", "/mcp/", &headers).start(),
+            Start::Read
+        );
+        assert_eq!(
+            gateway.begin("POST", "/token", &headers).start(),
+            Start::Pass
+        );
+        assert_eq!(gateway.begin("GET", "/mcp", &headers).start(), Start::Watch);
+        Ok(())
     }
 }

@@ -68,7 +68,6 @@ pub use line::line_head;
 pub use options::{AuditArguments, FilterContext, FilterOptions, GatewayOptions};
 pub use outcome::{MessageKind, Outcome, Seen, Verdict};
 pub use own::{Answer, Own};
-pub use sessions::{MAX_NOTE_BYTES, MAX_REMEMBERED};
 pub use step::{Edit, Head, Piece, Start, Step};
 pub use store::{SESSION_KEY_PREFIX, SESSION_TTL_SECONDS, SessionNews, session_key};
 pub use tally::{Answered, Got};

@@ -135,13 +135,14 @@ impl FilterOptions {
     /// Reads the options from their JS names. A policy option outside
     /// `policy` is refused with a hint: the policy one level too high would
     /// otherwise be a policy silently not in force.
-    #[doc(hidden)]
-    pub fn from_slot(value: Slot<'_>) -> Result<Self, Error> {
+    #[cfg(feature = "value")]
+    pub(crate) fn from_slot(value: Slot<'_>) -> Result<Self, Error> {
         Self::misplaced(value)?;
         Self::from_options(&Options::new(value, Self::WHAT, Self::NAMES)?)
     }
 
     /// Refuses options holding a policy option outside `policy`.
+    #[cfg(feature = "value")]
     pub(super) fn misplaced(value: Slot<'_>) -> Result<(), Error> {
         let misplaced = value
             .tree()
@@ -329,7 +330,7 @@ impl FilterOptions {
 /// # Examples
 ///
 /// ```
-/// use mcp_provenance::wire::GatewayOptions;
+/// use mcp_provenance::GatewayOptions;
 ///
 /// let options = GatewayOptions::default();
 /// assert!(options.echo && options.paths.is_none());
@@ -370,6 +371,7 @@ impl Default for GatewayOptions {
 }
 
 /// The middleware's own option names; the filter's are beside them.
+#[cfg(feature = "value")]
 const OWN_NAMES: [&str; 5] = [
     "echo",
     "maxBodyBytes",
@@ -381,8 +383,8 @@ const OWN_NAMES: [&str; 5] = [
 impl GatewayOptions {
     /// Reads the options from their JS names: the filter's and the
     /// middleware's own, in one object.
-    #[doc(hidden)]
-    pub fn from_slot(value: Slot<'_>) -> Result<Self, Error> {
+    #[cfg(feature = "value")]
+    pub(crate) fn from_slot(value: Slot<'_>) -> Result<Self, Error> {
         FilterOptions::misplaced(value)?;
         let names: Vec<&str> = FilterOptions::NAMES
             .iter()

@@ -20,7 +20,7 @@ use crate::json::doc::Raw;
 /// # Examples
 ///
 /// ```
-/// use mcp_provenance::wire::Got;
+/// use mcp_provenance::Got;
 ///
 /// assert_eq!(serde_json::to_value(Got::Unseen)?, "unseen");
 /// # Ok::<(), serde_json::Error>(())

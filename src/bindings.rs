@@ -1,0 +1,130 @@
+//! The one door into the core for the crates of this workspace that stand
+//! on it: binding/ (the npm package's wasm module), python/ (the Python
+//! package's extension module), and this crate's own tests, which check
+//! the exchange step by step as the bindings drive it.
+//!
+//! Not part of the API, and not covered by semver: what it holds changes
+//! with the bindings, which are built from this repository alone. A Rust
+//! user has the crate root. The door names each item it lets through, so
+//! that the rest of the core stays private; its modules are named for the
+//! modules of the core they open onto, so that a binding's call reads the
+//! same (`initiator::stamp_edits`) whichever side of the door it is on.
+
+/// The audit record, as the bindings build it from views.
+pub mod audit {
+    pub use crate::audit::{MAX_RECORDED_NAME_BYTES, POLICY, READS, record};
+}
+
+/// The correlation ids a record reads.
+pub mod correlation {
+    pub use crate::correlation::{MAX_ID_BYTES, OPTION, known_keys};
+}
+
+/// The edits a rule makes, for a binding that applies them itself.
+pub mod edit {
+    pub use crate::edit::{Edit, Put, Target};
+}
+
+/// The rules on views: the turn id's echo (AI-11).
+pub mod echo {
+    #[cfg(feature = "value")]
+    pub use crate::echo::echo_edits;
+    pub use crate::echo::{READS, echo};
+}
+
+/// Errors made by a binding, in the core's form.
+pub mod error {
+    use crate::diagnostics::Code;
+    use crate::error::Error;
+
+    /// An error of `code` saying `message`, for a binding that raises a
+    /// failure of its own as the core would.
+    pub fn new(code: Code, message: impl Into<String>) -> Error {
+        Error::new(code, message)
+    }
+}
+
+/// The rules on views: the initiator (UI-1..5).
+pub mod initiator {
+    pub use crate::initiator::{READS, clear, stamp};
+    #[cfg(feature = "value")]
+    pub use crate::initiator::{clear_edits, stamp_edits};
+}
+
+/// The rules on views: attaching an envelope.
+pub mod invocation {
+    #[cfg(feature = "value")]
+    pub use crate::invocation::attach_edits;
+    pub use crate::invocation::{READS, attach};
+}
+
+/// JSON values as the core reads them, borrowed; the npm package's compact
+/// form of them.
+pub mod json {
+    pub use crate::json::{Number, Slot, Text, Tree, compact, is_one_line};
+}
+
+/// The names of the key options, as every options object holds them.
+pub mod keys {
+    pub use crate::keys::OPTIONS;
+}
+
+/// The rules on views: lifting legacy arguments (AI-17).
+pub mod legacy {
+    #[cfg(feature = "value")]
+    pub use crate::legacy::lift_edits;
+    pub use crate::legacy::{READS, lift};
+}
+
+/// What a call needs a message to be, and how deep a reader goes.
+pub mod message {
+    pub use crate::message::{MAX_DEPTH, Unreadable};
+}
+
+/// Options read from a runtime's values, by their JS names.
+pub mod options {
+    pub use crate::options::FromOptions;
+}
+
+/// JSON Pointers to the places of the table.
+pub mod path {
+    pub use crate::path::{MAX_SEGMENT_BYTES, Path, key_name};
+}
+
+/// The rules on views: sanitize's plan (AI-8, AI-12..15).
+pub mod sanitize {
+    #[cfg(feature = "value")]
+    pub use crate::sanitize::plan_value;
+    pub use crate::sanitize::{Plan, READS, plan};
+}
+
+/// The one table of a message, which a binding reads its runtime's values by.
+pub mod schema {
+    pub use crate::schema::{
+        ENVELOPE, EnvelopeField, FIELDS, Group, Key, MESSAGE, Node, Place, Read, Reads,
+    };
+}
+
+/// Strings made safe to show.
+pub mod text {
+    pub use crate::text::visible;
+}
+
+/// The rules on views: every finding on a message.
+pub mod validate {
+    pub use crate::validate::{READS, check, option_diagnostic};
+}
+
+/// A message read through the table.
+pub mod view {
+    pub use crate::view::{Envelope, MessageView};
+}
+
+/// The exchange as a state machine, step by step, for the middlewares the
+/// bindings are made into.
+pub mod wire {
+    pub use crate::wire::{
+        Answer, Edit, Exchange, Head, Own, Piece, SESSION_KEY_PREFIX, SESSION_TTL_SECONDS,
+        SessionNews, Start, Step, line_head, session_key,
+    };
+}
