@@ -121,6 +121,7 @@ pub enum RequestId {
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ClientAsserted {
     /// The `turnId` the client sent.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -151,11 +152,13 @@ pub struct ClientAsserted {
 /// # Examples
 ///
 /// ```
-/// let attested = mcp_provenance::HostAttested { initiator: Some("app".into()) };
+/// let mut attested = mcp_provenance::HostAttested::default();
+/// attested.initiator = Some("app".into());
 /// assert_eq!(serde_json::to_value(attested)?, serde_json::json!({"initiator": "app"}));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct HostAttested {
     /// The `initiator` of the `ui` entry; absent means unknown (UI-4).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -167,12 +170,14 @@ pub struct HostAttested {
 /// # Examples
 ///
 /// ```
-/// let witnessed = mcp_provenance::Witnessed { session_id: Some("s-1".into()), ..Default::default() };
+/// let mut witnessed = mcp_provenance::Witnessed::default();
+/// witnessed.session_id = Some("s-1".into());
 /// assert_eq!(serde_json::to_value(witnessed)?, serde_json::json!({"sessionId": "s-1"}));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Witnessed {
     /// When the request arrived.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -205,6 +210,7 @@ pub struct Witnessed {
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct AuditRecord {
     /// The JSON-RPC method.
     pub method: String,

@@ -90,6 +90,7 @@ impl Error {
 /// assert_eq!(keys.check().unwrap_err().kind(), ErrorKind::Range);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ErrorKind {
     /// The input is not of the kind the call needs: not a request, not
     /// readable, a value of the wrong type.

@@ -93,6 +93,17 @@ mod wire;
 #[cfg_attr(docsrs, doc(cfg(feature = "tower")))]
 pub mod tower;
 
+// The API. `#[non_exhaustive]` marks what will grow and what users only
+// read: the codes, rules, kinds, verdicts and choices (a `match` outside the
+// crate needs a `_` arm) and the results (records, reports, outcomes, the
+// accounts of a body), which users do not build. The options (`Policy`,
+// `KeyOptions`, `LiftOptions`, `ValidateOptions`, `AuditContext`,
+// `FilterContext`, `FilterOptions`, `GatewayOptions`, `Check`) stay
+// exhaustive on purpose: Rust users build them as struct literals with
+// `..Default::default()`, a form that keeps compiling when a field is
+// added and that `#[non_exhaustive]` would forbid outside the crate (they
+// deserialize from configuration too). `CheckCommand` stays exhaustive
+// too: a command must run each of its forms.
 #[cfg(feature = "value")]
 #[cfg_attr(docsrs, doc(cfg(feature = "value")))]
 pub use audit::audit_record;

@@ -25,6 +25,7 @@ const ENVELOPE_LIMITS: (u32, u32) = (64, 1_048_576);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum IntentPolicy {
     /// Keep it, neutralized and within its limit.
     #[default]
@@ -47,6 +48,7 @@ pub enum IntentPolicy {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum FieldPolicy {
     /// Keep it, made safe.
     Keep,

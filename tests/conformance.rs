@@ -191,6 +191,7 @@ fn run(vector: &Vector) -> Value {
             let mut out = match &outcome.verdict {
                 Verdict::Forward { body, replies } => json!({"forward": body, "replies": replies}),
                 Verdict::Reject { status, body } => json!({"reject": body, "status": status}),
+                other => panic!("a verdict no vector knows: {other:?}"),
             };
             out["messages"] = serde_json::to_value(&outcome.messages).expect("serializes");
             out["lines"] = json!(outcome.lines());

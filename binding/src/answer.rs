@@ -359,10 +359,18 @@ impl Answer<'_> {
                 self.str(body);
                 self.strs(&[]);
             }
+            // A verdict this build does not know of sends nothing on:
+            // fail closed, with a 500 and no body.
+            _ => {
+                self.u8(VerdictKind::Rejected as u8);
+                self.u32(500);
+                self.str("");
+                self.strs(&[]);
+            }
         }
         let forwarded = match &outcome.verdict {
             Verdict::Forward { body, .. } => body.as_ref(),
-            Verdict::Reject { .. } => "",
+            _ => "",
         };
         let places = places(forwarded, &outcome.messages, utf16);
         let sized = self.0.len();
@@ -385,6 +393,9 @@ impl Answer<'_> {
                             LineKind::OneLine
                         }
                         AuditArguments::Keep => LineKind::Spread,
+                        // A choice this build does not know of: a line
+                        // that holds none of the arguments.
+                        _ => LineKind::Drop,
                     };
                     self.u8(kind as u8);
                     self.u32(u32::try_from(start).unwrap_or(u32::MAX));

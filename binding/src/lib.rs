@@ -88,6 +88,8 @@ pub(crate) fn thrown(error: &Error) -> JsValue {
     let thrown: JsValue = match error.kind() {
         ErrorKind::Input => js_sys::TypeError::new(&message).into(),
         ErrorKind::Range => js_sys::RangeError::new(&message).into(),
+        // A kind this build does not know of: a plain `Error`, its code set.
+        _ => js_sys::Error::new(&message).into(),
     };
     // Setting a member of an error just made cannot fail.
     let _ = js_sys::Reflect::set(&thrown, &"code".into(), &error.code().as_str().into());

@@ -158,6 +158,13 @@ pub(super) fn outcome<'py>(
             out.set_item("status", status)?;
             out.set_item("replies", Vec::<String>::new())?;
         }
+        // A verdict this build does not know of sends nothing on: fail
+        // closed, with a 500 and no body.
+        _ => {
+            out.set_item("reject", body_of(""))?;
+            out.set_item("status", 500)?;
+            out.set_item("replies", Vec::<String>::new())?;
+        }
     }
     out.set_item("lines", outcome.lines())?;
     let ids: Vec<Option<&str>> = outcome

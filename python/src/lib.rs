@@ -44,6 +44,8 @@ pub(crate) fn raise(py: Python<'_>, error: &Error) -> PyErr {
     let class = match error.kind() {
         ErrorKind::Input => "ProvenanceTypeError",
         ErrorKind::Range => "ProvenanceValueError",
+        // A kind this build does not know of: the base of both.
+        _ => "ProvenanceError",
     };
     let made = py
         .import("mcp_provenance.errors")

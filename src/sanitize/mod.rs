@@ -52,6 +52,7 @@ pub const READS: Reads = FIELDS | Group::Response.bit();
 /// ```
 #[cfg(feature = "value")]
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct Sanitized {
     /// The message, with its envelope made safe.
     pub message: Value,

@@ -42,6 +42,7 @@ const MAX_HOST_BYTES: usize = 255;
 /// ```
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename = "outcome", rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ExchangeOutcome {
     /// The HTTP status the client was sent; none when nothing was (the
     /// client left, or the app failed, before a head).

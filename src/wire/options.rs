@@ -75,6 +75,7 @@ pub struct FilterOptions {
 /// # Ok::<(), mcp_provenance::Error>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum AuditArguments {
     /// The message whole, as it goes on (`"keep"`, the default).
     #[default]
