@@ -12,7 +12,11 @@
 
 /// The audit record, as the bindings build it from views.
 pub mod audit {
-    pub use crate::audit::{MAX_RECORDED_NAME_BYTES, POLICY, READS, record};
+    pub use crate::audit::{MAX_RECORDED_NAME_BYTES, READS, record};
+
+    /// The JS name of the member of an audit context holding the policy,
+    /// and with it the keys.
+    pub const POLICY: &str = crate::audit::POLICY.js;
 }
 
 /// The correlation ids a record reads.
@@ -64,9 +68,12 @@ pub mod json {
     pub use crate::json::{Number, Slot, Text, Tree, compact, is_one_line};
 }
 
-/// The names of the key options, as every options object holds them.
+/// The JS names of the key options, as every options object holds them.
 pub mod keys {
-    pub use crate::keys::OPTIONS;
+    use crate::keys::{INVOCATION_KEY, UI_KEY_OPTION};
+
+    /// `invocationKey` and `uiKey`.
+    pub const OPTIONS: [&str; 2] = [INVOCATION_KEY.js, UI_KEY_OPTION.js];
 }
 
 /// The rules on views: lifting legacy arguments (AI-17).
@@ -81,7 +88,9 @@ pub mod message {
     pub use crate::message::{MAX_DEPTH, Unreadable};
 }
 
-/// Options read from a runtime's values, by their JS names.
+/// Options read from a runtime's values, by their JS names
+/// (`FromOptions::from_slot`): checked as they are read, and their errors
+/// naming them as JS does.
 pub mod options {
     pub use crate::options::FromOptions;
 }
@@ -110,9 +119,49 @@ pub mod text {
     pub use crate::text::visible;
 }
 
-/// The rules on views: every finding on a message.
+/// Every finding on a message, as JS and Python ask for them: their key
+/// options read but not checked, and every KEY-3 problem reported in the
+/// report with the JS names of the options.
 pub mod validate {
-    pub use crate::validate::{READS, check, option_diagnostic};
+    use crate::correlation::CorrelationKind;
+    use crate::diagnostics::Report;
+    use crate::error::Error;
+    use crate::json::Slot;
+    use crate::keys::KeyOptions;
+    use crate::options::{FromOptions, Naming, Options};
+    #[cfg(feature = "value")]
+    use crate::validate::ValidateOptions;
+    pub use crate::validate::{READS, option_diagnostic};
+    use crate::view::MessageView;
+
+    /// The key options of a call to `validate` by their JS names (`null`
+    /// for the defaults), read but not checked: the report says what is
+    /// wrong with them, all of it.
+    pub fn keys(options: Slot<'_>) -> Result<KeyOptions, Error> {
+        let members = KeyOptions::MEMBERS;
+        KeyOptions::read(&Options::new(
+            options,
+            KeyOptions::WHAT,
+            members,
+            Naming::Js,
+        )?)
+    }
+
+    /// `validate` on views, KEY-3 problems named as JS names them.
+    pub fn check(
+        message: &MessageView,
+        request: Option<&MessageView>,
+        keys: &KeyOptions,
+        extra: &[(String, CorrelationKind)],
+    ) -> Report {
+        crate::validate::check(message, request, keys, extra, Naming::Js)
+    }
+
+    /// `validate` on values, KEY-3 problems named as JS names them.
+    #[cfg(feature = "value")]
+    pub fn validate(message: &serde_json::Value, options: &ValidateOptions) -> Report {
+        crate::validate::validate_as(message, options, Naming::Js)
+    }
 }
 
 /// A message read through the table.

@@ -11,13 +11,14 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use std::collections::{BTreeMap, HashSet};
 
+use mcp_provenance::__bindings::json::Slot;
+use mcp_provenance::__bindings::validate as validating;
 use mcp_provenance::__bindings::wire::{Answer, Exchange, Piece, Start, Step};
 use mcp_provenance::Gateway;
 use mcp_provenance::{
     AuditContext, Error, Filter, FilterContext, Initiator, KeyOptions, Level, LiftOptions, Policy,
     Rule, ValidateOptions, Verdict, attach_invocation, audit_record, clear_initiator, echo_turn_id,
     is_reserved_meta_key, is_valid_meta_key, lift_legacy_arguments, sanitize, stamp_initiator,
-    validate,
 };
 use serde_json::{Value, json};
 
@@ -133,11 +134,14 @@ fn run(vector: &Vector) -> Value {
         "validate" => {
             // The JS options hold the key options and `request`; an error
             // reading them is, in JS, the report's one KEY-3 diagnostic.
+            // JS's `validate` reads its keys unchecked and reports each
+            // problem with them by their JS names: the door's, as the
+            // bindings run it (Rust's names its fields).
             let mut key_options = options.clone();
             if let Some(members) = key_options.as_object_mut() {
                 members.remove("request");
             }
-            let keys = match keys(&key_options) {
+            let keys = match validating::keys(Slot::of(&key_options)) {
                 Ok(keys) => keys,
                 Err(e) => {
                     return json!({"valid": false, "diagnostics": [{
@@ -149,7 +153,8 @@ fn run(vector: &Vector) -> Value {
                 keys,
                 request: options.get("request"),
             };
-            serde_json::to_value(validate(&input, &options)).expect("a report serializes")
+            let report = validating::validate(&input, &options);
+            serde_json::to_value(report).expect("a report serializes")
         }
         "sanitize" => output(
             Policy::from_value(options)

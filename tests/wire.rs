@@ -371,7 +371,7 @@ fn a_policy_with_keys_of_its_own_is_refused_not_overridden() {
     assert_eq!(error.code(), mcp_provenance::Code::UnknownOption);
     assert_eq!(
         error.to_string(),
-        "a filter's policy holds no keys: the filter's keys are `invocationKeys` and `uiKeys`"
+        "a filter's policy holds no keys: the filter's keys are `invocation_keys` and `ui_keys`"
     );
 }
 

@@ -265,11 +265,10 @@ fn retry_for(tape: &Tape, policy: &Policy) -> Option<Reply> {
     })
 }
 
-/// The key options of a call (`undefined` for none), checked (KEY-3).
+/// The key options of a call (`undefined` for none), checked (KEY-3) as
+/// they are read.
 fn keys(tape: &mut Tape) -> Result<KeyOptions, Fault> {
-    let keys = KeyOptions::from_slot(tape.whole()?)?;
-    keys.check()?;
-    Ok(keys)
+    Ok(KeyOptions::from_slot(tape.whole()?)?)
 }
 
 /// `validate(message, options?)`: a report, whatever it is given. The tape
@@ -277,7 +276,7 @@ fn keys(tape: &mut Tape) -> Result<KeyOptions, Fault> {
 fn validate_op(tape: &mut Tape) -> Result<Reply, Fault> {
     let read = |tape: &mut Tape<'_>| -> Result<Reply, Failure> {
         let options = tape.whole()?;
-        let keys = match KeyOptions::from_slot(options) {
+        let keys = match validate::keys(options) {
             Ok(keys) => keys,
             Err(error) => {
                 return Ok(Reply::Report(Report::from(vec![

@@ -32,7 +32,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use serde_json::Value;
 
+use mcp_provenance::__bindings::json::Slot;
 use mcp_provenance::__bindings::message::Unreadable;
+use mcp_provenance::__bindings::validate as validating;
 use mcp_provenance::__bindings::{echo, initiator, invocation, legacy};
 use mcp_provenance::{
     AuditContext, Error, ErrorKind, Initiator, KeyOptions, LiftOptions, Policy, Report,
@@ -106,12 +108,11 @@ fn validate<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let report = || -> Result<Report, Unreadable> {
         // `request` is a message of its own, read as one.
-        let keys = match KeyOptions::from_value(&read::whole(options, &["request"])?) {
+        let options_read = read::whole(options, &["request"])?;
+        let keys = match validating::keys(Slot::of(&options_read)) {
             Ok(keys) => keys,
             Err(error) => {
-                return Ok(Report::from(vec![
-                    mcp_provenance::__bindings::validate::option_diagnostic(error),
-                ]));
+                return Ok(Report::from(vec![validating::option_diagnostic(error)]));
             }
         };
         let message = read::message(message, &keys, Some(&[]))?;
@@ -127,7 +128,7 @@ fn validate<'py>(
             keys,
             request: request.as_ref(),
         };
-        Ok(mcp_provenance::validate(&message, &options))
+        Ok(validating::validate(&message, &options))
     };
     let report = report().unwrap_or_else(|unreadable| Report::from(vec![unreadable.diagnostic()]));
     write::serialized(py, &report)

@@ -12,6 +12,9 @@ use super::options::GatewayOptions;
 use super::sessions::Sessions;
 use super::step::Start;
 use crate::error::Error;
+#[cfg(feature = "value")]
+use crate::options::FromOptions;
+use crate::options::Naming;
 
 /// A middleware's core: its filter and options, and the sessions the app
 /// issued; an [`Exchange`] for each request. Cheap to clone: clones share
@@ -34,17 +37,34 @@ pub struct Gateway(Arc<Shared>);
 
 impl Gateway {
     /// A gateway with `options`, checked (its filter's, as [`Filter::new`]).
+    /// Messages name the fields.
     ///
     /// # Errors
     ///
     /// The filter's errors, and `invalid-limit` or `invalid-option` for its own.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use mcp_provenance::{Gateway, GatewayOptions};
+    ///
+    /// let err = Gateway::new(GatewayOptions { max_body_bytes: 0, ..GatewayOptions::default() }).unwrap_err();
+    /// assert_eq!(err.to_string(), "option `max_body_bytes` must be a positive integer");
+    /// ```
     pub fn new(options: GatewayOptions) -> Result<Self, Error> {
-        let filter = Filter::new(options.filter.clone())?;
+        Gateway::build(options, Naming::Rust)
+    }
+
+    /// A gateway with `options`, checked, naming them as `naming` says.
+    fn build(options: GatewayOptions, naming: Naming) -> Result<Self, Error> {
+        options.check_own(naming)?;
+        let filter = Filter::build(options.filter.clone(), naming)?;
         let sessions = Mutex::new(Sessions::new(options.max_sessions as usize));
         Ok(Gateway(Arc::new(Shared::new(filter, options, sessions))))
     }
 
-    /// A gateway from options with their JS names (`null` for the defaults).
+    /// A gateway from options with their JS names (`null` for the
+    /// defaults); messages name the options as JS does.
     ///
     /// # Errors
     ///
@@ -63,7 +83,8 @@ impl Gateway {
     /// ```
     #[cfg(feature = "value")]
     pub fn from_value(value: &serde_json::Value) -> Result<Self, Error> {
-        Gateway::new(GatewayOptions::from_slot(crate::json::Slot::of(value))?)
+        let options = GatewayOptions::from_slot(crate::json::Slot::of(value))?;
+        Gateway::build(options, Naming::Js)
     }
 
     /// Its filter.
