@@ -134,7 +134,8 @@ pub struct Policy {
     pub unknown_fields: FieldPolicy,
     /// `_meta` keys an audit record reads correlation ids from, beside the
     /// known ones (COR-2), sorted by key (`correlationKeys`: an object of
-    /// keys to kinds). Each is a valid vendor key, read by no other rule,
+    /// keys to kinds). Each is a valid vendor key, read by no other rule
+    /// (in a filter, none of the filter's `invocation_keys` and `ui_keys`),
     /// of a kind a client names: not `trace`, `parentSpan` or `traceFlags`,
     /// which come from `traceparent` alone. At most 64.
     pub correlation_keys: Vec<(String, CorrelationKind)>,
@@ -196,8 +197,10 @@ impl Policy {
         self.check_as(Naming::Rust)
     }
 
-    /// [`Policy::check`], naming the options as `naming` says.
-    fn check_named(&self, naming: Naming) -> Result<(), Error> {
+    /// [`Policy::check`], for a policy whose envelopes and `ui` entries are
+    /// read under `entries` besides its own keys (a filter's vendor keys):
+    /// no correlation key may be one of them either.
+    pub(crate) fn check_reading(&self, naming: Naming, entries: &[String]) -> Result<(), Error> {
         self.keys.check_as(naming)?;
         let limits = [
             (MAX_REASON_BYTES, self.max_reason_bytes, FIELD_LIMITS),
@@ -217,7 +220,7 @@ impl Policy {
                 ));
             }
         }
-        self.check_correlation_keys(naming)
+        self.check_correlation_keys(naming, entries)
     }
 
     /// The byte limit of the text of `field`.
@@ -248,9 +251,10 @@ impl Policy {
         }
     }
 
-    /// Checks `correlation_keys` (COR-2): each a valid key of no one else's,
-    /// of a kind a client names, at most 64. Messages never quote a key.
-    fn check_correlation_keys(&self, naming: Naming) -> Result<(), Error> {
+    /// Checks `correlation_keys` (COR-2): each a valid key of no one else's
+    /// (nor one of `entries`), of a kind a client names, at most 64.
+    /// Messages never quote a key.
+    fn check_correlation_keys(&self, naming: Naming, entries: &[String]) -> Result<(), Error> {
         let option = CORRELATION_KEYS.get(naming);
         let invalid =
             |why: &str| Error::new(Code::InvalidOption, format!("policy `{option}` {why}"));
@@ -263,6 +267,7 @@ impl Policy {
                 .any(|source| source.key == key)
                 || EnvelopeField::ALL.iter().any(|field| field.name() == key)
                 || [self.keys.invocation_key(), self.keys.ui_key()].contains(&key)
+                || entries.iter().any(|entry| entry == key)
         };
         for (key, kind) in &self.correlation_keys {
             if !is_valid_meta_key(key) {
@@ -390,7 +395,7 @@ impl FromOptions for Policy {
     }
 
     fn check_as(&self, naming: Naming) -> Result<(), Error> {
-        self.check_named(naming)
+        self.check_reading(naming, &[])
     }
 }
 

@@ -6,7 +6,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use mcp_provenance::{
-    AuditArguments, AuditContext, CorrelationKind, FieldPolicy, FilterContext, FilterOptions,
+    AuditArguments, AuditContext, Code, CorrelationKind, FieldPolicy, FilterContext, FilterOptions,
     GatewayOptions, IntentPolicy, KeyOptions, LiftOptions, Policy, ValidateOptions,
 };
 use serde::de::DeserializeOwned;
@@ -297,11 +297,11 @@ fn a_gateway_built_in_rust_is_checked_by_its_field_names() {
 }
 
 /// A vendor key a filter reads envelopes under, named by its policy as a
-/// correlation key too: the policy's check knows only the policy's own keys
-/// (in a filter, the defaults), so the filter is made, and the key, read as
-/// an envelope, is never read as a correlation id. Nothing says so.
+/// correlation key too, was accepted and never read as one: the policy's
+/// check knew only the policy's own keys (in a filter, the defaults). The
+/// filter's check gives the policy its keys: refused, as a policy's own.
 #[test]
-fn a_filter_forgets_its_vendor_key_when_its_policy_names_it_a_correlation_key() {
+fn a_filter_refuses_a_vendor_key_its_policy_names_a_correlation_key() {
     let vendor = "com.example/aiInvocation";
     let policy = Policy {
         correlation_keys: vec![(vendor.into(), CorrelationKind::Conversation)],
@@ -312,17 +312,17 @@ fn a_filter_forgets_its_vendor_key_when_its_policy_names_it_a_correlation_key() 
         policy: Some(policy),
         ..FilterOptions::default()
     };
-    let filter = mcp_provenance::Filter::new(options).expect("made, the key read twice");
-    let body = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"q","_meta":{"com.example/aiInvocation":{"turnId":"t-1"}}}}"#;
-    let outcome = filter.filter(body, &FilterContext::default());
-    let record = outcome.messages[0].record.as_ref().expect("a record");
-    let kinds: Vec<CorrelationKind> = record
-        .client_asserted
-        .correlation
-        .iter()
-        .map(|correlation| correlation.kind)
-        .collect();
-    // The envelope's turn id, and no conversation id: the key is not read as one.
-    assert_eq!(kinds, [CorrelationKind::Turn]);
-    assert!(outcome.messages[0].diagnostics.is_empty());
+    let error = mcp_provenance::Filter::new(options).unwrap_err();
+    assert_eq!(error.code(), Code::InvalidOption);
+    let said = "names a key another rule reads already (a known correlation key, an entry's key or a bare envelope field)";
+    assert_eq!(
+        error.to_string(),
+        format!("policy `correlation_keys` {said}")
+    );
+    let js = json!({"uiKeys": ["com.example/ui"], "policy": {"correlationKeys": {"com.example/ui": "turn"}}});
+    let error = mcp_provenance::Filter::from_value(&js).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!("policy `correlationKeys` {said}")
+    );
 }

@@ -63,7 +63,8 @@ pub struct Filter {
 
 impl Filter {
     /// A filter with `options`, checked: vendor keys valid, not reserved and
-    /// distinct (KEY-3), limits in range. Messages name the fields.
+    /// distinct (KEY-3), none read by the policy as a correlation key
+    /// (COR-2), limits in range. Messages name the fields.
     ///
     /// # Errors
     ///

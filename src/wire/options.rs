@@ -322,8 +322,13 @@ fn keys_of(standard: &str, vendor: &[String]) -> Vec<String> {
 
 impl FilterOptions {
     /// Checks the options, naming them as `naming` says; the keys the
-    /// filter reads.
+    /// filter reads. No key the filter reads an entry under may be one its
+    /// policy reads correlation ids from: the policy's own check knows only
+    /// the policy's keys, which in a filter are the defaults, and such a
+    /// key, read as an entry, was never read as a correlation id.
     pub(super) fn check(&self, naming: Naming) -> Result<Keys, Error> {
+        let invocation = keys_of(AI_INVOCATION_KEY, &self.invocation_keys);
+        let ui = keys_of(UI_KEY, &self.ui_keys);
         if let Some(policy) = &self.policy {
             if policy.keys != KeyOptions::default() {
                 return Err(Error::new(
@@ -335,7 +340,8 @@ impl FilterOptions {
                     ),
                 ));
             }
-            policy.check_as(naming)?;
+            let entries: Vec<String> = invocation.iter().chain(&ui).cloned().collect();
+            policy.check_reading(naming, &entries)?;
         }
         for (name, value, (low, high)) in [
             (MAX_BATCH, self.max_batch, BATCH_LIMITS),
@@ -351,8 +357,6 @@ impl FilterOptions {
                 ));
             }
         }
-        let invocation = keys_of(AI_INVOCATION_KEY, &self.invocation_keys);
-        let ui = keys_of(UI_KEY, &self.ui_keys);
         for key in invocation.iter().skip(1) {
             KeyOptions {
                 invocation_key: Some(key.clone()),
