@@ -186,6 +186,8 @@ pack: build
 describe:
 	MCP_PROVENANCE_BLESS=1 $(CARGO) test -p mcp-provenance-wasm --lib the_checked_in_description_is_current
 
+# Formatting, clippy over every build, and the core's docs as docs.rs
+# builds them (every feature), with no broken link.
 lint: setup-wasm
 	$(CARGO) fmt --check
 	$(CARGO) clippy $(TESTED) --all-targets --features mcp-provenance/cli -- -D warnings
@@ -193,6 +195,7 @@ lint: setup-wasm
 	$(CARGO) clippy -p mcp-provenance-wasm --lib --target $(WASM_TARGET) --no-default-features --features host -- -D warnings
 	$(CARGO) clippy -p mcp-provenance-wasm --lib --target $(WASM_TARGET) --no-default-features --features filter -- -D warnings
 	$(CARGO) clippy -p mcp-provenance-python -- -D warnings
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps --all-features -p mcp-provenance
 
 # rustfmt and clippy come with the toolchain on our machines; add them where
 # a toolchain was installed without them.

@@ -1,7 +1,9 @@
-#![cfg_attr(feature = "value", doc = include_str!("../README.md"))]
+// The crate's docs, for Rust readers (src/lib.md): they show the API on
+// `serde_json::Value`, which the npm package's build leaves out.
+#![cfg_attr(feature = "value", doc = include_str!("lib.md"))]
 #![cfg_attr(
     not(feature = "value"),
-    doc = "The rules of SEP-2817 and MCP Apps initiator provenance, built for the npm package (see README.md)."
+    doc = "The rules of SEP-2817 and MCP Apps initiator provenance, built for the npm package: enable the feature `value` for the API."
 )]
 #![warn(missing_docs)]
 // Only what the crate root or the bindings' door lets through is `pub`: the
@@ -92,6 +94,12 @@ mod wire;
 #[cfg(all(feature = "tower", not(target_arch = "wasm32")))]
 #[cfg_attr(docsrs, doc(cfg(feature = "tower")))]
 pub mod tower;
+
+// The README's Rust examples (for the crates.io page and GitHub) run as
+// doctests too, though the crate's docs are its own (src/lib.md).
+#[cfg(all(doctest, feature = "value"))]
+#[doc = include_str!("../README.md")]
+struct ReadmeExamples;
 
 // The API. `#[non_exhaustive]` marks what will grow and what users only
 // read: the codes, rules, kinds, verdicts and choices (a `match` outside the
