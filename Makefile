@@ -16,7 +16,7 @@ WASM_SIZE := target/$(WASM_TARGET)/size/mcp_provenance_wasm.wasm
 # nothing), so that tests/tower.rs and examples/rmcp_http.rs are built and run.
 TESTED := --workspace --exclude mcp-provenance-python --features mcp-provenance/tower
 
-.PHONY: demo test test-wasm setup-wasm-bindgen setup-chromedriver python-wheel setup-python-build python-test bench bench-serde loadtest fuzz build pack describe lint setup setup-wasm setup-debian setup-fuzz
+.PHONY: demo test msrv test-wasm setup-wasm-bindgen setup-chromedriver python-wheel setup-python-build python-test bench bench-serde loadtest fuzz build pack describe lint setup setup-wasm setup-debian setup-fuzz
 
 demo: build
 	@node examples/prototype/run.mjs
@@ -27,11 +27,25 @@ demo: build
 # patch on the rmcp agentgateway pins, and the processor's core.
 test: setup lint build setup-debian
 	$(CARGO) test $(TESTED)
+	$(MAKE) msrv
 	cd upstream/agentgateway/check && $(CARGO) test
 	$(MAKE) python-test
 	node --test js-tests/
 	$(MAKE) test-wasm
 	$(MAKE) fuzz FUZZ_SECONDS=20
+
+# The oldest Rust the crate says it builds with, read from Cargo.toml's
+# rust-version, installed if missing: the core's library (every feature),
+# its `cli` command and its `tower` feature built with it from the
+# checked-in Cargo.lock, in a target folder of their own. Not the tests:
+# their dev-dependencies (rmcp among them) need a newer Rust.
+MSRV := $(shell sed -n 's/^rust-version = "\(.*\)"/\1/p' Cargo.toml)
+MSRV_TARGET := $(or $(CARGO_TARGET_DIR),target)/msrv
+msrv:
+	@rustup toolchain list | grep -q '^$(MSRV)-' || rustup toolchain install $(MSRV) --profile minimal
+	$(CARGO) +$(MSRV) build --locked --target-dir $(MSRV_TARGET) -p mcp-provenance --lib --all-features
+	$(CARGO) +$(MSRV) build --locked --target-dir $(MSRV_TARGET) -p mcp-provenance --features cli --bin mcp-provenance
+	$(CARGO) +$(MSRV) build --locked --target-dir $(MSRV_TARGET) -p mcp-provenance --lib --no-default-features --features tower
 
 # The core's unit tests and every conformance vector inside wasm, under
 # wasm-bindgen-test-runner (the runner .cargo/config.toml names): in Node,
@@ -177,6 +191,8 @@ pack: build
 describe:
 	MCP_PROVENANCE_BLESS=1 $(CARGO) test -p mcp-provenance-wasm --lib the_checked_in_description_is_current
 
+# Formatting, clippy over every build, and the core's docs as docs.rs
+# builds them (every feature), with no broken link.
 lint: setup-wasm
 	$(CARGO) fmt --check
 	$(CARGO) clippy $(TESTED) --all-targets --features mcp-provenance/cli -- -D warnings
@@ -185,6 +201,7 @@ lint: setup-wasm
 	$(CARGO) clippy -p mcp-provenance-wasm --lib --target $(WASM_TARGET) --no-default-features --features filter -- -D warnings
 	$(CARGO) clippy -p mcp-provenance-wasm --lib --target $(WASM_TARGET) --no-default-features --features outgoing -- -D warnings
 	$(CARGO) clippy -p mcp-provenance-python -- -D warnings
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps --all-features -p mcp-provenance
 
 # rustfmt and clippy come with the toolchain on our machines; add them where
 # a toolchain was installed without them.

@@ -12,7 +12,7 @@ use crate::error::Error;
 use crate::initiator;
 use crate::json::Slot;
 use crate::message;
-use crate::options::{FromOptions, Options};
+use crate::options::{self, FromOptions, Member, Name, Naming, Options};
 use crate::path::Path;
 use crate::policy::Policy;
 use crate::sanitize::Cleaned;
@@ -27,6 +27,14 @@ use crate::view::{Envelope, MessageView};
 /// How many bytes of `method`, the tool name and a string request id a record keeps.
 pub const MAX_RECORDED_NAME_BYTES: usize = 256;
 
+// The options of an audit context, by their two names; a filter's context
+// has the first three too.
+pub(crate) const RECEIVED_AT: Name = Name::new("received_at", "receivedAt");
+pub(crate) const PRINCIPAL: Name = Name::new("principal", "principal");
+pub(crate) const SESSION_ID: Name = Name::new("session_id", "sessionId");
+/// The member holding the policy, and with it the keys.
+pub(crate) const POLICY: Name = Name::new("policy", "policy");
+
 /// What the server itself knows about a request, for [`audit_record`].
 ///
 /// # Examples
@@ -36,6 +44,10 @@ pub const MAX_RECORDED_NAME_BYTES: usize = 256;
 /// use serde_json::json;
 ///
 /// let context = AuditContext::from_value(&json!({"receivedAt": "2026-11-29T20:00:00Z", "sessionId": "s-1"}))?;
+/// assert_eq!(context.session_id.as_deref(), Some("s-1"));
+///
+/// // In Rust: `..AuditContext::default()`, or deserialized by the field names.
+/// let context: AuditContext = serde_json::from_value(json!({"session_id": "s-1", "policy": {"user_intent": "drop"}}))?;
 /// assert_eq!(context.session_id.as_deref(), Some("s-1"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -52,7 +64,8 @@ pub struct AuditContext {
 }
 
 impl AuditContext {
-    /// Reads a context from JSON with the JS field names (`null` for none).
+    /// Reads a context from JSON with the JS names (`null` for none), and
+    /// checks its policy; messages name the options as JS does.
     ///
     /// # Examples
     ///
@@ -67,29 +80,33 @@ impl AuditContext {
     pub fn from_value(value: &Value) -> Result<Self, Error> {
         Self::from_slot(Slot::of(value))
     }
-
-    /// The member holding the policy, and with it the keys.
-    #[doc(hidden)]
-    pub const POLICY: &str = "policy";
 }
 
 impl FromOptions for AuditContext {
     const WHAT: &'static str = "audit context";
-    const NAMES: &'static [&'static str] = &["receivedAt", "principal", "sessionId", Self::POLICY];
+    const MEMBERS: &'static [Member] = &[
+        Member::Option(RECEIVED_AT),
+        Member::Option(PRINCIPAL),
+        Member::Option(SESSION_ID),
+        Member::Option(POLICY),
+    ];
 
-    fn from_options(options: &Options) -> Result<Self, Error> {
-        let policy = match options.get(Self::POLICY) {
+    /// Reads the context, its policy read and checked first.
+    fn read(options: &Options) -> Result<Self, Error> {
+        let policy = match options.get(POLICY) {
             Slot::Absent => None,
-            policy => Some(Policy::from_slot(policy)?),
+            policy => Some(Policy::read_as(policy, options.naming())?),
         };
         Ok(AuditContext {
-            received_at: options.string("receivedAt")?,
-            principal: options.string("principal")?,
-            session_id: options.string("sessionId")?,
+            received_at: options.string(RECEIVED_AT)?,
+            principal: options.string(PRINCIPAL)?,
+            session_id: options.string(SESSION_ID)?,
             policy,
         })
     }
 }
+
+options::deserialize_by_rust_names!(AuditContext);
 
 /// A JSON-RPC request id as sent.
 ///
@@ -122,6 +139,7 @@ pub enum RequestId {
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ClientAsserted {
     /// The `turnId` the client sent.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -152,11 +170,13 @@ pub struct ClientAsserted {
 /// # Examples
 ///
 /// ```
-/// let attested = mcp_provenance::HostAttested { initiator: Some("app".into()) };
+/// let mut attested = mcp_provenance::HostAttested::default();
+/// attested.initiator = Some("app".into());
 /// assert_eq!(serde_json::to_value(attested)?, serde_json::json!({"initiator": "app"}));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct HostAttested {
     /// The `initiator` of the `ui` entry; absent means unknown (UI-4).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -168,12 +188,14 @@ pub struct HostAttested {
 /// # Examples
 ///
 /// ```
-/// let witnessed = mcp_provenance::Witnessed { session_id: Some("s-1".into()), ..Default::default() };
+/// let mut witnessed = mcp_provenance::Witnessed::default();
+/// witnessed.session_id = Some("s-1".into());
 /// assert_eq!(serde_json::to_value(witnessed)?, serde_json::json!({"sessionId": "s-1"}));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Witnessed {
     /// When the request arrived.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -206,6 +228,7 @@ pub struct Witnessed {
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct AuditRecord {
     /// The JSON-RPC method.
     pub method: String,
@@ -265,7 +288,13 @@ pub fn audit_record(request: &Value, context: &AuditContext) -> Result<AuditReco
 pub fn record(request: &MessageView, context: &AuditContext) -> Result<AuditRecord, Error> {
     let default_policy = Policy::default();
     let policy = context.policy.as_ref().unwrap_or(&default_policy);
-    let diagnostics = crate::validate::check(request, None, &policy.keys, &policy.correlation_keys);
+    let diagnostics = crate::validate::check(
+        request,
+        None,
+        &policy.keys,
+        &policy.correlation_keys,
+        Naming::Rust,
+    );
     record_with(request, context, diagnostics.diagnostics)
 }
 

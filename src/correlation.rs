@@ -28,6 +28,7 @@ string_enum! {
     ///
     /// assert_eq!(CorrelationKind::ParentSpan.as_str(), "parentSpan");
     /// ```
+    #[non_exhaustive]
     pub enum CorrelationKind {
         /// A conversation (a chat session, a thread).
         Conversation => "conversation",
@@ -60,6 +61,7 @@ string_enum! {
 /// assert_eq!((vscode.key, vscode.kind), ("vscode.conversationId", CorrelationKind::Conversation));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct CorrelationSource {
     /// The `_meta` key.
     pub key: &'static str,
@@ -174,6 +176,7 @@ pub(crate) const MAX_POLICY_KEYS: usize = 64;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Correlation {
     /// What the id identifies.
     pub kind: CorrelationKind,

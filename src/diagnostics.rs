@@ -57,6 +57,7 @@ string_enum! {
     /// assert_eq!(Rule::Ai13.as_str(), "AI-13");
     /// assert_eq!(Rule::ALL.len(), 46);
     /// ```
+    #[non_exhaustive]
     pub enum Rule {
         /// `validate` takes any value and reports what is not a JSON-RPC message.
         Msg1 => "MSG-1",
@@ -372,6 +373,7 @@ string_enum! {
     ///
     /// assert_eq!(Action::Truncated.as_str(), "truncated");
     /// ```
+    #[non_exhaustive]
     pub enum Action {
         /// Log-forging characters were replaced (AI-13).
         Neutralized => "neutralized",
@@ -409,6 +411,7 @@ string_enum! {
 /// assert_eq!(d.message, "`turnId` must be a string, not a number");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Diagnostic {
     /// Stable code of the finding.
     pub code: Code,
@@ -493,6 +496,7 @@ pub(crate) fn cap(changes: &mut Vec<Change>) {
 /// assert!(report.valid && report.diagnostics.is_empty());
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Report {
     /// No diagnostic has error severity.
     pub valid: bool,
@@ -542,6 +546,7 @@ impl From<Vec<Diagnostic>> for Report {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Change {
     /// What was done.
     pub action: Action,

@@ -11,6 +11,7 @@ use crate::schema::{self, EnvelopeField, Place};
 /// of its fields, one of that field's members, or a member by name.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Target {
+    /// The place of the table written at, or below.
     pub place: Place,
     /// A field of the envelope at `place`.
     pub field: Option<EnvelopeField>,
@@ -81,7 +82,9 @@ impl Target {
 pub enum Put {
     /// Nothing: the member is removed.
     Remove,
+    /// A string.
     Text(String),
+    /// A boolean.
     Bool(bool),
     /// A new, empty object, in place of whatever stood there.
     Object,
@@ -90,7 +93,9 @@ pub enum Put {
     /// What stands at `target` of argument `input` of the call (0 is the
     /// message itself, before any edit), as it stands there.
     Copy {
+        /// Which argument of the call.
         input: usize,
+        /// Where in it.
         target: Target,
     },
 }
@@ -98,18 +103,21 @@ pub enum Put {
 /// One change to a message.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Edit {
+    /// Where it writes.
     pub target: Target,
+    /// What it puts there.
     pub put: Put,
 }
 
 impl Edit {
+    /// An edit putting `put` at `target`.
     pub fn new(target: Target, put: Put) -> Self {
         Edit { target, put }
     }
 }
 
 #[cfg(feature = "value")]
-pub use apply::apply;
+pub(crate) use apply::apply;
 
 /// Applying edits to a `serde_json::Value`.
 #[cfg(feature = "value")]
@@ -128,7 +136,7 @@ mod apply {
 
     /// Applies `edits` to `message`; `inputs` are the call's other
     /// arguments, from 1 on, for [`Put::Copy`].
-    pub fn apply(
+    pub(crate) fn apply(
         mut message: Value,
         edits: Vec<Edit>,
         keys: &KeyOptions,

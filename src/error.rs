@@ -33,8 +33,7 @@ pub struct Error {
 impl Error {
     /// An error of `code` saying `message`: for the bindings, which raise
     /// the core's errors in their runtime's form.
-    #[doc(hidden)]
-    pub fn new(code: Code, message: impl Into<String>) -> Self {
+    pub(crate) fn new(code: Code, message: impl Into<String>) -> Self {
         Error {
             code,
             message: message.into(),
@@ -91,6 +90,7 @@ impl Error {
 /// assert_eq!(keys.check().unwrap_err().kind(), ErrorKind::Range);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ErrorKind {
     /// The input is not of the kind the call needs: not a request, not
     /// readable, a value of the wrong type.

@@ -55,6 +55,7 @@ const MAX_RECORDED_INITIATOR_BYTES: usize = 64;
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum Initiator {
     /// An embedded App (View) initiated the request: what the Host stamps (UI-1).
     #[default]

@@ -2,7 +2,7 @@
 
 use crate::diagnostics::Code;
 use crate::error::Error;
-use crate::options::{FromOptions, Options};
+use crate::options::{self, FromOptions, Inline, Member, Name, Naming, Options};
 
 /// The SEP-2817 envelope key: `_meta["io.modelcontextprotocol/aiInvocation"]`.
 ///
@@ -103,6 +103,18 @@ pub fn is_reserved_meta_key(key: &str) -> bool {
             })
 }
 
+/// The option naming the envelope's key.
+pub(crate) const INVOCATION_KEY: Name = Name::new("invocation_key", "invocationKey");
+/// The option naming the `ui` entry's key.
+pub(crate) const UI_KEY_OPTION: Name = Name::new("ui_key", "uiKey");
+/// The key options of an options struct that holds them (a policy, lift
+/// options): the field `keys` in Rust, in JS their members beside the others.
+pub(crate) const KEYS: Inline = Inline {
+    rust: "keys",
+    what: KeyOptions::WHAT,
+    members: KeyOptions::MEMBERS,
+};
+
 /// Which `_meta` keys carry the two entries (KEY-3). `None` means the default:
 /// [`AI_INVOCATION_KEY`] and [`UI_KEY`]. Until SEP-2817 is accepted, an
 /// experiment should use a vendor-owned key such as `com.example/aiInvocation`.
@@ -117,6 +129,20 @@ pub fn is_reserved_meta_key(key: &str) -> bool {
 /// assert_eq!(keys.invocation_key(), "com.example/aiInvocation");
 /// assert_eq!(keys.ui_key(), "io.modelcontextprotocol/ui");
 /// ```
+///
+/// Like every options struct, it is built with `..Default::default()` (a
+/// field added later then needs no change), or deserialized by its field
+/// names (feature `value`), and checked as it is read:
+///
+/// ```
+/// use mcp_provenance::KeyOptions;
+///
+/// let keys: KeyOptions = serde_json::from_str(r#"{"invocation_key": "com.example/aiInvocation"}"#)?;
+/// assert_eq!(keys.invocation_key(), "com.example/aiInvocation");
+/// let err = serde_json::from_str::<KeyOptions>(r#"{"invocation_key": "io.mcp/x"}"#).unwrap_err();
+/// assert!(err.to_string().starts_with("option `invocation_key` uses a prefix reserved for MCP"));
+/// # Ok::<(), serde_json::Error>(())
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct KeyOptions {
     /// The key of the SEP-2817 envelope (`invocationKey`); default [`AI_INVOCATION_KEY`].
@@ -126,7 +152,8 @@ pub struct KeyOptions {
 }
 
 impl KeyOptions {
-    /// Reads key options from JSON (`null` for the defaults).
+    /// Reads key options from JSON with the JS names (`null` for the
+    /// defaults), and checks them; messages name them as JS does.
     ///
     /// # Examples
     ///
@@ -140,16 +167,14 @@ impl KeyOptions {
     /// assert_eq!(err.code(), Code::InvalidOption);
     /// let err = KeyOptions::from_value(&json!({"uikey": "com.example/ui"})).unwrap_err();
     /// assert_eq!(err.code(), Code::UnknownOption);
+    /// let err = KeyOptions::from_value(&json!({"uiKey": "dev.mcp/ui"})).unwrap_err();
+    /// assert_eq!(err.to_string(), "option `uiKey` uses a prefix reserved for MCP; use a vendor-owned prefix such as com.example/");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[cfg(feature = "value")]
     pub fn from_value(value: &serde_json::Value) -> Result<Self, Error> {
         Self::from_slot(crate::json::Slot::of(value))
     }
-
-    /// The names of the two key members of any options object.
-    #[doc(hidden)]
-    pub const OPTIONS: [&str; 2] = ["invocationKey", "uiKey"];
 
     /// The key of the invocation envelope in force.
     ///
@@ -175,7 +200,7 @@ impl KeyOptions {
 
     /// The first KEY-3 problem, if any: a configured key that is not a valid
     /// key name or is reserved for MCP, or two keys that are the same. A key
-    /// equal to its own default is exempt.
+    /// equal to its own default is exempt. Messages name the fields.
     ///
     /// # Examples
     ///
@@ -183,24 +208,27 @@ impl KeyOptions {
     /// use mcp_provenance::{Code, KeyOptions};
     ///
     /// let bad = KeyOptions { ui_key: Some("not a key".into()), ..KeyOptions::default() };
-    /// assert_eq!(bad.check().unwrap_err().code(), Code::InvalidKey);
+    /// let err = bad.check().unwrap_err();
+    /// assert_eq!(err.code(), Code::InvalidKey);
+    /// assert_eq!(err.to_string(), "option `ui_key` is not a valid _meta key name: expected [prefix/]name");
     /// ```
     pub fn check(&self) -> Result<(), Error> {
-        self.errors().into_iter().next().map_or(Ok(()), Err)
+        self.check_as(Naming::Rust)
     }
 
-    /// Every KEY-3 problem, for `validate` to report them all.
-    pub(crate) fn errors(&self) -> Vec<Error> {
+    /// Every KEY-3 problem, for `validate` to report them all, naming the
+    /// options as `naming` says.
+    pub(crate) fn errors(&self, naming: Naming) -> Vec<Error> {
         if self.invocation_key.is_none() && self.ui_key.is_none() {
             return Vec::new();
         }
         let mut errors: Vec<Error> = [
             check_key(
-                "invocationKey",
+                INVOCATION_KEY.get(naming),
                 self.invocation_key.as_deref(),
                 AI_INVOCATION_KEY,
             ),
-            check_key("uiKey", self.ui_key.as_deref(), UI_KEY),
+            check_key(UI_KEY_OPTION.get(naming), self.ui_key.as_deref(), UI_KEY),
         ]
         .into_iter()
         .flatten()
@@ -208,7 +236,11 @@ impl KeyOptions {
         if self.invocation_key() == self.ui_key() {
             errors.push(Error::new(
                 Code::ConflictingKeys,
-                "options `invocationKey` and `uiKey` name the same key; the two entries need keys of their own",
+                format!(
+                    "options `{}` and `{}` name the same key; the two entries need keys of their own",
+                    INVOCATION_KEY.get(naming),
+                    UI_KEY_OPTION.get(naming)
+                ),
             ));
         }
         errors
@@ -236,17 +268,30 @@ fn check_key(option: &str, configured: Option<&str>, default: &str) -> Option<Er
 
 impl FromOptions for KeyOptions {
     const WHAT: &'static str = "key options";
-    const NAMES: &'static [&'static str] = &Self::OPTIONS;
+    const MEMBERS: &'static [Member] = &[
+        Member::Option(INVOCATION_KEY),
+        Member::Option(UI_KEY_OPTION),
+    ];
 
-    /// The two key members, of these options or of any options object that has them.
-    fn from_options(options: &Options) -> Result<Self, Error> {
-        if options.is_empty() {
-            return Ok(KeyOptions::default());
-        }
-        let [invocation, ui] = Self::OPTIONS;
+    fn read(options: &Options) -> Result<Self, Error> {
         Ok(KeyOptions {
-            invocation_key: options.string(invocation)?,
-            ui_key: options.string(ui)?,
+            invocation_key: options.string(INVOCATION_KEY)?,
+            ui_key: options.string(UI_KEY_OPTION)?,
         })
     }
+
+    /// The first KEY-3 problem, if any.
+    fn check_as(&self, naming: Naming) -> Result<(), Error> {
+        self.errors(naming).into_iter().next().map_or(Ok(()), Err)
+    }
 }
+
+impl KeyOptions {
+    /// The key options an options struct holds ([`KEYS`]), read: the
+    /// struct checks them with the rest of what it holds.
+    pub(crate) fn inline(options: &Options) -> Result<Self, Error> {
+        KeyOptions::read(&options.inline(KEYS)?)
+    }
+}
+
+options::deserialize_by_rust_names!(KeyOptions);

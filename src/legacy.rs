@@ -8,8 +8,8 @@ use crate::diagnostics::{Action, Change, Rule};
 use crate::edit::{Edit, Put, Target};
 use crate::error::Error;
 use crate::json::Slot;
-use crate::keys::KeyOptions;
-use crate::options::{FromOptions, Options};
+use crate::keys::{self, KeyOptions};
+use crate::options::{self, FromOptions, Member, Name, Naming, Options};
 use crate::path::Path;
 use crate::schema::{EnvelopeField, FIELDS, Group, Place, Reads};
 
@@ -27,6 +27,10 @@ use crate::view::MessageView;
 ///
 /// let options = LiftOptions::from_value(&json!({"remove": true}))?;
 /// assert!(options.remove);
+///
+/// // In Rust: `..LiftOptions::default()`, or deserialized by the field names.
+/// let options: LiftOptions = serde_json::from_value(json!({"remove": true, "keys": {"invocation_key": "com.example/ai"}}))?;
+/// assert_eq!(options.keys.invocation_key(), "com.example/ai");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -38,7 +42,8 @@ pub struct LiftOptions {
 }
 
 impl LiftOptions {
-    /// Reads the options from JSON (`null` for the defaults).
+    /// Reads the options from JSON with the JS names (`null` for the
+    /// defaults), and checks them; messages name the options as JS does.
     ///
     /// # Examples
     ///
@@ -54,18 +59,26 @@ impl LiftOptions {
     }
 }
 
+/// The option that deletes the legacy arguments.
+const REMOVE: Name = Name::new("remove", "remove");
+
 impl FromOptions for LiftOptions {
     const WHAT: &'static str = "lift options";
-    const NAMES: &'static [&'static str] =
-        &[KeyOptions::OPTIONS[0], KeyOptions::OPTIONS[1], "remove"];
+    const MEMBERS: &'static [Member] = &[Member::Inline(keys::KEYS), Member::Option(REMOVE)];
 
-    fn from_options(options: &Options) -> Result<Self, Error> {
+    fn read(options: &Options) -> Result<Self, Error> {
         Ok(LiftOptions {
-            keys: KeyOptions::from_options(options)?,
-            remove: options.boolean("remove")?.unwrap_or(false),
+            keys: KeyOptions::inline(options)?,
+            remove: options.boolean(REMOVE)?.unwrap_or(false),
         })
     }
+
+    fn check_as(&self, naming: Naming) -> Result<(), Error> {
+        self.keys.check_as(naming)
+    }
 }
+
+options::deserialize_by_rust_names!(LiftOptions);
 
 /// The edits that lift the legacy arguments into the envelope (AI-17).
 pub fn lift(request: &MessageView, remove: bool) -> Result<Vec<Edit>, Error> {

@@ -1,9 +1,14 @@
-#![cfg_attr(feature = "value", doc = include_str!("../README.md"))]
+// The crate's docs, for Rust readers (src/lib.md): they show the API on
+// `serde_json::Value`, which the npm package's build leaves out.
+#![cfg_attr(feature = "value", doc = include_str!("lib.md"))]
 #![cfg_attr(
     not(feature = "value"),
-    doc = "The rules of SEP-2817 and MCP Apps initiator provenance, built for the npm package (see README.md)."
+    doc = "The rules of SEP-2817 and MCP Apps initiator provenance, built for the npm package: enable the feature `value` for the API."
 )]
 #![warn(missing_docs)]
+// Only what the crate root or the bindings' door lets through is `pub`: the
+// rest says `pub(crate)`, so that a glance tells API from internals.
+#![warn(unreachable_pub)]
 // docs.rs marks what a feature gates ([package.metadata.docs.rs]).
 #![cfg_attr(docsrs, feature(doc_cfg))]
 // A panic in WebAssembly is a trap that can poison the instance: outside
@@ -29,7 +34,7 @@
 //
 //   diagnostics, text        the vocabulary of results; AI-13/AI-14 on one string
 //   error, json              the one error type; JSON values as read, borrowed
-//   options, schema          options read by their JS names; the one table of a message
+//   options, schema          options read by their Rust or JS names; the one table of a message
 //   keys                     `_meta` key names and the two configurable keys (KEY-1..3)
 //   path                     JSON Pointers to the places of the table
 //   view, edit               a message read through the table; what a call changes
@@ -41,67 +46,72 @@
 //   audit                    the audit record of a request
 //   wire                     the filter: bytes in, the rules run, bytes out
 //   tower                    the middleware for tower's HTTP stack, over the exchange
+//   bindings                 the one door for the workspace's bindings, not the API
 //   lib                      the crate root: the modules, and the public API
 //
 // Above the core stand its two bindings, each a crate of the workspace that
 // depends on this one: binding/ (the npm package's wasm module) and python/
 // (the Python package's extension module). They read their runtime's values
-// into the views below and run the rules on them, so the modules are public
-// to them, and hidden from the documentation: the API is what the crate root
-// re-exports, and what the modules hold beyond it changes with the bindings,
+// into the views below and run the rules on them, so they need more than the
+// API: they reach it through one door, `__bindings` (src/bindings.rs), which
+// names each item it lets through and is hidden from the documentation and
+// outside semver. The modules themselves are private: the API is what the
+// crate root re-exports, and what the door holds changes with the bindings,
 // which are built from this repository alone.
 //
 // With the `value` feature (on by default), each rule has its public form on
 // `serde_json::Value`: it builds a view, runs the rule, and applies the edits
 // (the rule's edits alone, for a binding that applies them itself).
+/// The one door for the crates of this workspace that stand on the core
+/// (binding/, python/) and for its own tests: not part of the API, not
+/// covered by semver. Rust users have the crate root.
 #[doc(hidden)]
-pub mod audit;
-#[doc(hidden)]
-pub mod correlation;
-#[doc(hidden)]
-pub mod diagnostics;
-#[doc(hidden)]
-pub mod echo;
-#[doc(hidden)]
-pub mod edit;
-#[doc(hidden)]
-pub mod error;
-#[doc(hidden)]
-pub mod initiator;
-#[doc(hidden)]
-pub mod invocation;
-#[doc(hidden)]
-pub mod json;
-#[doc(hidden)]
-pub mod keys;
-#[doc(hidden)]
-pub mod legacy;
-#[doc(hidden)]
-pub mod message;
-#[doc(hidden)]
-pub mod options;
-#[doc(hidden)]
-pub mod path;
-#[doc(hidden)]
-pub mod policy;
-#[doc(hidden)]
-pub mod sanitize;
-#[doc(hidden)]
-pub mod schema;
-#[doc(hidden)]
-pub mod text;
-#[doc(hidden)]
-pub mod validate;
-#[doc(hidden)]
-pub mod view;
-#[doc(hidden)]
-pub mod wire;
+#[path = "bindings.rs"]
+pub mod __bindings;
+mod audit;
+mod correlation;
+mod diagnostics;
+mod echo;
+mod edit;
+mod error;
+mod initiator;
+mod invocation;
+mod json;
+mod keys;
+mod legacy;
+mod message;
+mod options;
+mod path;
+mod policy;
+mod sanitize;
+mod schema;
+mod text;
+mod validate;
+mod view;
+mod wire;
 // The one module that is its own page of the documentation: a middleware,
 // behind its feature, whose guide is its module's text. Native only.
 #[cfg(all(feature = "tower", not(target_arch = "wasm32")))]
 #[cfg_attr(docsrs, doc(cfg(feature = "tower")))]
 pub mod tower;
 
+// The README's Rust examples (for the crates.io page and GitHub) run as
+// doctests too, though the crate's docs are its own (src/lib.md).
+#[cfg(all(doctest, feature = "value"))]
+#[doc = include_str!("../README.md")]
+struct ReadmeExamples;
+
+// The API. `#[non_exhaustive]` marks what will grow and what users only
+// read: the codes, rules, kinds, verdicts and choices (a `match` outside the
+// crate needs a `_` arm) and the results (records, reports, outcomes, the
+// accounts of a body), which users do not build. The options (`Policy`,
+// `KeyOptions`, `LiftOptions`, `ValidateOptions`, `AuditContext`,
+// `FilterContext`, `FilterOptions`, `GatewayOptions`, `Check`) stay
+// exhaustive on purpose: Rust users build them as struct literals with
+// `..Default::default()`, a form that keeps compiling when a field is
+// added and that `#[non_exhaustive]` would forbid outside the crate (they
+// deserialize from configuration too). `CheckCommand` stays exhaustive
+// too: a command must run each of its forms.
 #[cfg(feature = "value")]
 #[cfg_attr(docsrs, doc(cfg(feature = "value")))]
 pub use audit::audit_record;

@@ -1,56 +1,205 @@
-//! Reading a call's options with their JS names: the one parser behind
-//! `Policy::from_value` and its kin, for the JS package and for Rust
-//! callers whose options arrive as JSON. `null` or an absent member means
-//! the default; a member of a name the options do not have is refused
-//! (`unknown-option`), so that a misspelt option is never ignored.
+//! Reading a call's options: the one reader behind `Policy::from_value`,
+//! the `Deserialize` of every options struct, and their kin. Each options
+//! struct has one table of its members ([`Member`]), each option by its two
+//! names ([`Name`]): its Rust field's, which Rust readers write
+//! (`Deserialize`) and which messages quote for options built in Rust, and
+//! its JS member's, which JS and Python write (`from_value`, the bindings)
+//! and which messages quote for options they gave ([`Naming`]). `null` or an
+//! absent member means the default; a member of a name the options do not
+//! have is refused (`unknown-option`), so that a misspelt option is never
+//! ignored.
 
 use crate::diagnostics::Code;
 use crate::error::Error;
 use crate::json::{Slot, Tree};
 use crate::text;
 
-/// An options object of the API: what messages call it, the names of its
-/// members, and how it is read from them.
-pub trait FromOptions: Sized {
-    /// What messages call it: "policy", "key options"…
-    const WHAT: &'static str;
-    /// The names of its members.
-    const NAMES: &'static [&'static str];
+/// Which of its names a message gives an option: the one its writer used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Naming {
+    /// The Rust field names (`max_envelope_bytes`): options built or
+    /// deserialized in Rust.
+    Rust,
+    /// The JS member names (`maxEnvelopeBytes`): options from JS or Python.
+    Js,
+}
 
-    /// Reads it from its members, whose names are checked.
-    fn from_options(options: &Options) -> Result<Self, Error>;
+/// An option by its two names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Name {
+    /// The Rust field's name.
+    pub rust: &'static str,
+    /// The JS member's name.
+    pub js: &'static str,
+}
 
-    /// Reads it from a value: absent or `null` for the defaults.
-    fn from_slot(value: Slot<'_>) -> Result<Self, Error> {
-        Self::from_options(&Options::new(value, Self::WHAT, Self::NAMES)?)
+impl Name {
+    /// An option named `rust` in Rust and `js` in JS.
+    pub(crate) const fn new(rust: &'static str, js: &'static str) -> Self {
+        Name { rust, js }
+    }
+
+    /// Its name as `naming` gives it.
+    pub(crate) fn get(self, naming: Naming) -> &'static str {
+        match naming {
+            Naming::Rust => self.rust,
+            Naming::Js => self.js,
+        }
     }
 }
 
-/// The members of one options object, named `what` in messages.
+/// Options of their own inside an options struct (a policy's keys, a
+/// middleware's filter): in Rust a field holding them, in JS their members
+/// beside the others.
+#[derive(Clone, Copy, Debug)]
+pub struct Inline {
+    /// The Rust field's name.
+    pub rust: &'static str,
+    /// What messages call them.
+    pub what: &'static str,
+    /// Their members.
+    pub members: &'static [Member],
+}
+
+/// A member of an options struct, as its table lists it.
+#[derive(Clone, Copy, Debug)]
+pub enum Member {
+    /// An option.
+    Option(Name),
+    /// Options of their own.
+    Inline(Inline),
+}
+
+/// The names of `members` as `naming` gives them, in order.
+pub(crate) fn names(members: &[Member], naming: Naming, out: &mut Vec<&'static str>) {
+    for member in members {
+        match (member, naming) {
+            (Member::Option(name), _) => out.push(name.get(naming)),
+            (Member::Inline(inline), Naming::Rust) => out.push(inline.rust),
+            (Member::Inline(inline), Naming::Js) => names(inline.members, naming, out),
+        }
+    }
+}
+
+/// An options struct of the API: what messages call it, its table, and how
+/// it is read from its members and checked.
+pub trait FromOptions: Sized {
+    /// What messages call it: "policy", "key options"…
+    const WHAT: &'static str;
+    /// Its members.
+    const MEMBERS: &'static [Member];
+
+    /// Reads it from its members, whose names are checked; what is wrong
+    /// with a member's type is an error, what is wrong with its value is
+    /// [`FromOptions::check_as`]'s to say.
+    fn read(options: &Options) -> Result<Self, Error>;
+
+    /// Checks what it holds (limits, keys), naming its options as `naming`
+    /// says. By default, nothing: what it holds was checked as it was read.
+    fn check_as(&self, _naming: Naming) -> Result<(), Error> {
+        Ok(())
+    }
+
+    /// Reads it and checks it.
+    fn from_options(options: &Options) -> Result<Self, Error> {
+        let read = Self::read(options)?;
+        read.check_as(options.naming)?;
+        Ok(read)
+    }
+
+    /// Reads and checks it from a value by the names `naming` gives
+    /// options: absent or `null` for the defaults.
+    fn read_as(value: Slot<'_>, naming: Naming) -> Result<Self, Error> {
+        Self::from_options(&Options::new(value, Self::WHAT, Self::MEMBERS, naming)?)
+    }
+
+    /// Reads and checks it from a value of JS or Python, by the JS names.
+    fn from_slot(value: Slot<'_>) -> Result<Self, Error> {
+        Self::read_as(value, Naming::Js)
+    }
+}
+
+/// `Deserialize` for an options struct: its Rust field names, every member
+/// optional, none unknown, and the checks its JS reader makes, all by the
+/// one reader (through a `serde_json::Value`, which any format can give).
+#[cfg(feature = "value")]
+pub(crate) fn deserialize<'de, T: FromOptions, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<T, D::Error> {
+    let value = <serde_json::Value as serde::Deserialize>::deserialize(deserializer)?;
+    T::read_as(Slot::of(&value), Naming::Rust).map_err(serde::de::Error::custom)
+}
+
+/// Implements `Deserialize` for options structs by [`deserialize`].
+macro_rules! deserialize_by_rust_names {
+    ($($options:ty),+) => {$(
+        #[cfg(feature = "value")]
+        #[cfg_attr(docsrs, doc(cfg(feature = "value")))]
+        impl<'de> serde::Deserialize<'de> for $options {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                crate::options::deserialize(deserializer)
+            }
+        }
+    )+};
+}
+pub(crate) use deserialize_by_rust_names;
+
+/// The members of one options object, named `what` in messages, and by
+/// which names.
+#[derive(Clone, Copy)]
 pub struct Options<'a> {
     what: &'static str,
     members: Tree<'a>,
+    naming: Naming,
 }
 
 impl<'a> Options<'a> {
-    /// The members of `value`, an options object of `names`.
-    pub(crate) fn new(value: Slot<'a>, what: &'static str, names: &[&str]) -> Result<Self, Error> {
-        let members = match value {
+    /// The members of `value`, an options object of `members`, by the names
+    /// `naming` gives them.
+    pub(crate) fn new(
+        value: Slot<'a>,
+        what: &'static str,
+        members: &[Member],
+        naming: Naming,
+    ) -> Result<Self, Error> {
+        let tree = match value {
             Slot::Absent | Slot::Null => Tree::Opaque,
             Slot::Object(members) => members,
             other => {
                 return Err(Error::new(
                     Code::InvalidOption,
-                    format!(
-                        "{what} must be an object, not {}",
-                        other.kind().map_or("undefined", |kind| kind.article())
-                    ),
+                    format!("{what} must be an object, not {}", other.article()),
                 ));
             }
         };
-        match members.members().find(|(name, _)| !names.contains(name)) {
-            Some((name, _)) => Err(unknown(what, name, names)),
-            None => Ok(Options { what, members }),
+        let mut known = Vec::new();
+        names(members, naming, &mut known);
+        match tree.members().find(|(name, _)| !known.contains(name)) {
+            Some((name, _)) => Err(unknown(what, name, &known)),
+            None => Ok(Options {
+                what,
+                members: tree,
+                naming,
+            }),
+        }
+    }
+
+    /// The names its messages give options.
+    pub(crate) fn naming(&self) -> Naming {
+        self.naming
+    }
+
+    /// The options `inline` holds: in Rust, the object of its field; in
+    /// JS, these same members (their names were checked with these).
+    pub(crate) fn inline(&self, inline: Inline) -> Result<Options<'a>, Error> {
+        match self.naming {
+            Naming::Rust => Options::new(
+                self.get_named(inline.rust),
+                inline.what,
+                inline.members,
+                Naming::Rust,
+            ),
+            Naming::Js => Ok(*self),
         }
     }
 
@@ -60,7 +209,12 @@ impl<'a> Options<'a> {
     }
 
     /// The member `name`, absent when missing or null.
-    pub(crate) fn get(&self, name: &str) -> Slot<'a> {
+    pub(crate) fn get(&self, name: Name) -> Slot<'a> {
+        self.get_named(name.get(self.naming))
+    }
+
+    /// The member named `name` as it stands, absent when missing or null.
+    fn get_named(&self, name: &str) -> Slot<'a> {
         if self.is_empty() {
             return Slot::Absent;
         }
@@ -70,18 +224,20 @@ impl<'a> Options<'a> {
         }
     }
 
-    fn wrong(&self, name: &str, expected: &str, found: Slot<'_>) -> Error {
+    /// The error for option `name` of a value not of the type `expected`.
+    pub(crate) fn wrong(&self, name: Name, expected: &str, found: Slot<'_>) -> Error {
         Error::new(
             Code::InvalidOption,
             format!(
-                "{} `{name}` must be {expected}, not {}",
+                "{} `{}` must be {expected}, not {}",
                 self.what,
-                found.kind().map_or("undefined", |kind| kind.article())
+                name.get(self.naming),
+                found.article()
             ),
         )
     }
 
-    pub(crate) fn string(&self, name: &str) -> Result<Option<String>, Error> {
+    pub(crate) fn string(&self, name: Name) -> Result<Option<String>, Error> {
         match self.get(name) {
             Slot::Absent => Ok(None),
             Slot::String(text) => Ok(Some(text.text.to_owned())),
@@ -90,7 +246,7 @@ impl<'a> Options<'a> {
     }
 
     /// A list of strings.
-    pub(crate) fn strings(&self, name: &str) -> Result<Option<Vec<String>>, Error> {
+    pub(crate) fn strings(&self, name: Name) -> Result<Option<Vec<String>>, Error> {
         match self.get(name) {
             Slot::Absent => Ok(None),
             Slot::Array(items) => items
@@ -109,7 +265,7 @@ impl<'a> Options<'a> {
     /// (member name, string) pairs in order, one pair per string: HTTP
     /// headers, with a header sent more than once as an array (as Node keeps
     /// some) or as a pair each.
-    pub(crate) fn pairs(&self, name: &str) -> Result<Option<Vec<(String, String)>>, Error> {
+    pub(crate) fn pairs(&self, name: Name) -> Result<Option<Vec<(String, String)>>, Error> {
         const EXPECTED: &str = "an object of strings or arrays of strings";
         let slot = self.get(name);
         if !slot.is_present() {
@@ -135,7 +291,7 @@ impl<'a> Options<'a> {
         Ok(Some(pairs))
     }
 
-    pub(crate) fn boolean(&self, name: &str) -> Result<Option<bool>, Error> {
+    pub(crate) fn boolean(&self, name: Name) -> Result<Option<bool>, Error> {
         match self.get(name) {
             Slot::Absent => Ok(None),
             Slot::Bool(flag) => Ok(Some(flag)),
@@ -146,7 +302,7 @@ impl<'a> Options<'a> {
     /// One of a few strings, each standing for a value.
     pub(crate) fn choice<T: Copy>(
         &self,
-        name: &str,
+        name: Name,
         choices: &[(&str, T)],
     ) -> Result<Option<T>, Error> {
         let value = self.get(name);
@@ -165,7 +321,12 @@ impl<'a> Options<'a> {
                     .collect();
                 Err(Error::new(
                     Code::InvalidOption,
-                    format!("{} `{name}` must be one of {}", self.what, names.join(", ")),
+                    format!(
+                        "{} `{}` must be one of {}",
+                        self.what,
+                        name.get(self.naming),
+                        names.join(", ")
+                    ),
                 ))
             }
         }
@@ -174,7 +335,7 @@ impl<'a> Options<'a> {
     /// A byte limit: any whole number that fits; the caller checks its range.
     /// A number that is not whole or out of `u32` reads as 0, which no range
     /// holds, so 1.5, -1 and 1e12 draw the same `invalid-limit` as 8.
-    pub(crate) fn limit(&self, name: &str) -> Result<Option<u32>, Error> {
+    pub(crate) fn limit(&self, name: Name) -> Result<Option<u32>, Error> {
         match self.get(name) {
             Slot::Absent => Ok(None),
             Slot::Number(number) => Ok(Some(

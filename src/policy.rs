@@ -4,14 +4,26 @@ use crate::correlation::{CorrelationKind, KNOWN_CORRELATION_SOURCES, MAX_POLICY_
 use crate::diagnostics::Code;
 use crate::error::Error;
 use crate::json::Slot;
-use crate::keys::{KeyOptions, is_reserved_meta_key, is_valid_meta_key};
-use crate::options::{FromOptions, Options};
+use crate::keys::{self, KeyOptions, is_reserved_meta_key, is_valid_meta_key};
+use crate::options::{self, FromOptions, Member, Name, Naming, Options};
 use crate::schema::EnvelopeField;
 
 /// The range of every per-field limit, in UTF-8 bytes.
 const FIELD_LIMITS: (u32, u32) = (16, 1_048_576);
 /// The range of `max_envelope_bytes`.
 const ENVELOPE_LIMITS: (u32, u32) = (64, 1_048_576);
+
+// The options of a policy, by their two names.
+const MAX_REASON_BYTES: Name = Name::new("max_reason_bytes", "maxReasonBytes");
+const MAX_INTENT_BYTES: Name = Name::new("max_intent_bytes", "maxIntentBytes");
+const MAX_MODEL_BYTES: Name = Name::new("max_model_bytes", "maxModelBytes");
+const MAX_TURN_ID_BYTES: Name = Name::new("max_turn_id_bytes", "maxTurnIdBytes");
+const MAX_ENVELOPE_BYTES: Name = Name::new("max_envelope_bytes", "maxEnvelopeBytes");
+const USER_INTENT: Name = Name::new("user_intent", "userIntent");
+const MODEL: Name = Name::new("model", "model");
+const INVOCATION_REASON: Name = Name::new("invocation_reason", "invocationReason");
+const UNKNOWN_FIELDS: Name = Name::new("unknown_fields", "unknownFields");
+const CORRELATION_KEYS: Name = Name::new("correlation_keys", crate::correlation::OPTION);
 
 /// What to do with `userIntent` (AI-12, AI-15).
 ///
@@ -25,6 +37,7 @@ const ENVELOPE_LIMITS: (u32, u32) = (64, 1_048_576);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum IntentPolicy {
     /// Keep it, neutralized and within its limit.
     #[default]
@@ -47,6 +60,7 @@ pub enum IntentPolicy {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum FieldPolicy {
     /// Keep it, made safe.
     Keep,
@@ -80,9 +94,25 @@ pub(crate) enum Handling {
 /// assert_eq!(policy.max_intent_bytes, 2048);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+///
+/// Built in Rust, with `..Policy::default()` (a field added later then
+/// needs no change), or deserialized by its field names (feature `value`),
+/// checked as it is read; messages name the fields:
+///
+/// ```
+/// use mcp_provenance::{IntentPolicy, Policy};
+///
+/// let policy: Policy = serde_json::from_str(r#"{"user_intent": "redact", "keys": {"invocation_key": "com.example/aiInvocation"}}"#)?;
+/// assert_eq!((policy.user_intent, policy.keys.invocation_key()), (IntentPolicy::Redact, "com.example/aiInvocation"));
+/// let err = serde_json::from_str::<Policy>(r#"{"max_envelope_bytes": 10}"#).unwrap_err();
+/// assert_eq!(err.to_string(), "policy `max_envelope_bytes` must be an integer from 64 to 1048576");
+/// let err = serde_json::from_str::<Policy>(r#"{"max_envelope_byte": 100}"#).unwrap_err();
+/// assert_eq!(err.to_string(), "policy has no option `max_envelope_byte`; did you mean `max_envelope_bytes`?");
+/// # Ok::<(), serde_json::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Policy {
-    /// Which `_meta` keys hold the entries (KEY-3): `invocationKey`, `uiKey`.
+    /// Which `_meta` keys hold the entries (KEY-3).
     pub keys: KeyOptions,
     /// Limit of `invocationReason.text` (and of each string of a kept unknown field); default 1024.
     pub max_reason_bytes: u32,
@@ -104,7 +134,8 @@ pub struct Policy {
     pub unknown_fields: FieldPolicy,
     /// `_meta` keys an audit record reads correlation ids from, beside the
     /// known ones (COR-2), sorted by key (`correlationKeys`: an object of
-    /// keys to kinds). Each is a valid vendor key, read by no other rule,
+    /// keys to kinds). Each is a valid vendor key, read by no other rule
+    /// (in a filter, none of the filter's `invocation_keys` and `ui_keys`),
     /// of a kind a client names: not `trace`, `parentSpan` or `traceFlags`,
     /// which come from `traceparent` alone. At most 64.
     pub correlation_keys: Vec<(String, CorrelationKind)>,
@@ -129,8 +160,8 @@ impl Default for Policy {
 }
 
 impl Policy {
-    /// Reads a policy from JSON with the JS field names (`null` for the
-    /// default), and checks it.
+    /// Reads a policy from JSON with the JS names (`null` for the default),
+    /// and checks it; messages name the options as JS does.
     ///
     /// # Examples
     ///
@@ -142,6 +173,7 @@ impl Policy {
     /// assert_eq!(err.code(), Code::InvalidOption);
     /// let err = Policy::from_value(&json!({"maxTurnIdBytes": 8})).unwrap_err();
     /// assert_eq!(err.code(), Code::InvalidLimit);
+    /// assert_eq!(err.to_string(), "policy `maxTurnIdBytes` must be an integer from 16 to 1048576");
     /// ```
     #[cfg(feature = "value")]
     pub fn from_value(value: &serde_json::Value) -> Result<Self, Error> {
@@ -149,7 +181,8 @@ impl Policy {
     }
 
     /// Checks the keys (KEY-3) and that every limit is in range: 16 to
-    /// 1,048,576 for a field, 64 to 1,048,576 for the envelope.
+    /// 1,048,576 for a field, 64 to 1,048,576 for the envelope. Messages
+    /// name the fields.
     ///
     /// # Examples
     ///
@@ -158,26 +191,36 @@ impl Policy {
     ///
     /// assert!(Policy::default().check().is_ok());
     /// let err = Policy { max_envelope_bytes: 32, ..Policy::default() }.check().unwrap_err();
-    /// assert_eq!(err.to_string(), "policy `maxEnvelopeBytes` must be an integer from 64 to 1048576");
+    /// assert_eq!(err.to_string(), "policy `max_envelope_bytes` must be an integer from 64 to 1048576");
     /// ```
     pub fn check(&self) -> Result<(), Error> {
-        self.keys.check()?;
+        self.check_as(Naming::Rust)
+    }
+
+    /// [`Policy::check`], for a policy whose envelopes and `ui` entries are
+    /// read under `entries` besides its own keys (a filter's vendor keys):
+    /// no correlation key may be one of them either.
+    pub(crate) fn check_reading(&self, naming: Naming, entries: &[String]) -> Result<(), Error> {
+        self.keys.check_as(naming)?;
         let limits = [
-            ("maxReasonBytes", self.max_reason_bytes, FIELD_LIMITS),
-            ("maxIntentBytes", self.max_intent_bytes, FIELD_LIMITS),
-            ("maxModelBytes", self.max_model_bytes, FIELD_LIMITS),
-            ("maxTurnIdBytes", self.max_turn_id_bytes, FIELD_LIMITS),
-            ("maxEnvelopeBytes", self.max_envelope_bytes, ENVELOPE_LIMITS),
+            (MAX_REASON_BYTES, self.max_reason_bytes, FIELD_LIMITS),
+            (MAX_INTENT_BYTES, self.max_intent_bytes, FIELD_LIMITS),
+            (MAX_MODEL_BYTES, self.max_model_bytes, FIELD_LIMITS),
+            (MAX_TURN_ID_BYTES, self.max_turn_id_bytes, FIELD_LIMITS),
+            (MAX_ENVELOPE_BYTES, self.max_envelope_bytes, ENVELOPE_LIMITS),
         ];
         for (name, value, (low, high)) in limits {
             if !(low..=high).contains(&value) {
                 return Err(Error::new(
                     Code::InvalidLimit,
-                    format!("policy `{name}` must be an integer from {low} to {high}"),
+                    format!(
+                        "policy `{}` must be an integer from {low} to {high}",
+                        name.get(naming)
+                    ),
                 ));
             }
         }
-        self.check_correlation_keys()
+        self.check_correlation_keys(naming, entries)
     }
 
     /// The byte limit of the text of `field`.
@@ -208,15 +251,13 @@ impl Policy {
         }
     }
 
-    /// Checks `correlation_keys` (COR-2): each a valid key of no one else's,
-    /// of a kind a client names, at most 64. Messages never quote a key.
-    fn check_correlation_keys(&self) -> Result<(), Error> {
-        let invalid = |why: &str| {
-            Error::new(
-                Code::InvalidOption,
-                format!("policy `correlationKeys` {why}"),
-            )
-        };
+    /// Checks `correlation_keys` (COR-2): each a valid key of no one else's
+    /// (nor one of `entries`), of a kind a client names, at most 64.
+    /// Messages never quote a key.
+    fn check_correlation_keys(&self, naming: Naming, entries: &[String]) -> Result<(), Error> {
+        let option = CORRELATION_KEYS.get(naming);
+        let invalid =
+            |why: &str| Error::new(Code::InvalidOption, format!("policy `{option}` {why}"));
         if self.correlation_keys.len() > MAX_POLICY_KEYS {
             return Err(invalid("may name at most 64 keys"));
         }
@@ -226,18 +267,23 @@ impl Policy {
                 .any(|source| source.key == key)
                 || EnvelopeField::ALL.iter().any(|field| field.name() == key)
                 || [self.keys.invocation_key(), self.keys.ui_key()].contains(&key)
+                || entries.iter().any(|entry| entry == key)
         };
         for (key, kind) in &self.correlation_keys {
             if !is_valid_meta_key(key) {
                 return Err(Error::new(
                     Code::InvalidKey,
-                    "policy `correlationKeys` names a key that is not a valid _meta key name: expected [prefix/]name",
+                    format!(
+                        "policy `{option}` names a key that is not a valid _meta key name: expected [prefix/]name"
+                    ),
                 ));
             }
             if is_reserved_meta_key(key) {
                 return Err(Error::new(
                     Code::ReservedKey,
-                    "policy `correlationKeys` names a key reserved for MCP; use a vendor-owned key",
+                    format!(
+                        "policy `{option}` names a key reserved for MCP; use a vendor-owned key"
+                    ),
                 ));
             }
             if read_already(key) {
@@ -258,12 +304,16 @@ impl Policy {
     }
 }
 
-/// `correlationKeys`: an object of `_meta` keys to kinds, sorted by key.
-fn correlation_keys(value: Slot) -> Result<Vec<(String, CorrelationKind)>, Error> {
+/// `correlation_keys`: an object of `_meta` keys to kinds, sorted by key.
+fn correlation_keys(options: &Options) -> Result<Vec<(String, CorrelationKind)>, Error> {
+    let value = options.get(CORRELATION_KEYS);
     let wrong = || {
         Error::new(
             Code::InvalidOption,
-            "policy `correlationKeys` must be an object of `_meta` keys to kinds: conversation, turn, request, user or organization",
+            format!(
+                "policy `{}` must be an object of `_meta` keys to kinds: conversation, turn, request, user or organization",
+                CORRELATION_KEYS.get(options.naming())
+            ),
         )
     };
     let Slot::Object(members) = value else {
@@ -291,26 +341,21 @@ fn correlation_keys(value: Slot) -> Result<Vec<(String, CorrelationKind)>, Error
 
 impl FromOptions for Policy {
     const WHAT: &'static str = "policy";
-    const NAMES: &'static [&'static str] = &[
-        KeyOptions::OPTIONS[0],
-        KeyOptions::OPTIONS[1],
-        "maxReasonBytes",
-        "maxIntentBytes",
-        "maxModelBytes",
-        "maxTurnIdBytes",
-        "maxEnvelopeBytes",
-        "userIntent",
-        "model",
-        "invocationReason",
-        "unknownFields",
-        crate::correlation::OPTION,
+    const MEMBERS: &'static [Member] = &[
+        Member::Inline(keys::KEYS),
+        Member::Option(MAX_REASON_BYTES),
+        Member::Option(MAX_INTENT_BYTES),
+        Member::Option(MAX_MODEL_BYTES),
+        Member::Option(MAX_TURN_ID_BYTES),
+        Member::Option(MAX_ENVELOPE_BYTES),
+        Member::Option(USER_INTENT),
+        Member::Option(MODEL),
+        Member::Option(INVOCATION_REASON),
+        Member::Option(UNKNOWN_FIELDS),
+        Member::Option(CORRELATION_KEYS),
     ];
 
-    /// Reads and checks a policy from its options.
-    fn from_options(options: &Options) -> Result<Self, Error> {
-        if options.is_empty() {
-            return Ok(Policy::default());
-        }
+    fn read(options: &Options) -> Result<Self, Error> {
         let keep_drop = [("keep", FieldPolicy::Keep), ("drop", FieldPolicy::Drop)];
         let intent = [
             ("keep", IntentPolicy::Keep),
@@ -318,38 +363,40 @@ impl FromOptions for Policy {
             ("drop", IntentPolicy::Drop),
         ];
         let default = Policy::default();
-        let policy = Policy {
-            keys: KeyOptions::from_options(options)?,
+        Ok(Policy {
+            keys: KeyOptions::inline(options)?,
             max_reason_bytes: options
-                .limit("maxReasonBytes")?
+                .limit(MAX_REASON_BYTES)?
                 .unwrap_or(default.max_reason_bytes),
             max_intent_bytes: options
-                .limit("maxIntentBytes")?
+                .limit(MAX_INTENT_BYTES)?
                 .unwrap_or(default.max_intent_bytes),
             max_model_bytes: options
-                .limit("maxModelBytes")?
+                .limit(MAX_MODEL_BYTES)?
                 .unwrap_or(default.max_model_bytes),
             max_turn_id_bytes: options
-                .limit("maxTurnIdBytes")?
+                .limit(MAX_TURN_ID_BYTES)?
                 .unwrap_or(default.max_turn_id_bytes),
             max_envelope_bytes: options
-                .limit("maxEnvelopeBytes")?
+                .limit(MAX_ENVELOPE_BYTES)?
                 .unwrap_or(default.max_envelope_bytes),
             user_intent: options
-                .choice("userIntent", &intent)?
+                .choice(USER_INTENT, &intent)?
                 .unwrap_or(default.user_intent),
-            model: options
-                .choice("model", &keep_drop)?
-                .unwrap_or(default.model),
+            model: options.choice(MODEL, &keep_drop)?.unwrap_or(default.model),
             invocation_reason: options
-                .choice("invocationReason", &keep_drop)?
+                .choice(INVOCATION_REASON, &keep_drop)?
                 .unwrap_or(default.invocation_reason),
             unknown_fields: options
-                .choice("unknownFields", &keep_drop)?
+                .choice(UNKNOWN_FIELDS, &keep_drop)?
                 .unwrap_or(default.unknown_fields),
-            correlation_keys: correlation_keys(options.get(crate::correlation::OPTION))?,
-        };
-        policy.check()?;
-        Ok(policy)
+            correlation_keys: correlation_keys(options)?,
+        })
+    }
+
+    fn check_as(&self, naming: Naming) -> Result<(), Error> {
+        self.check_reading(naming, &[])
     }
 }
+
+options::deserialize_by_rust_names!(Policy);

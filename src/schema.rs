@@ -75,16 +75,20 @@ impl Field {
 }
 
 /// The most members any field has.
-pub const MAX_MEMBERS: usize = 2;
+pub(crate) const MAX_MEMBERS: usize = 2;
 
 /// A field of the SEP-2817 envelope (AI-3..AI-7), named: the rules reach
 /// each field's row of [`ENVELOPE`], view, fate or bare key by it, never by
 /// a number. Their order is the order of diagnostics and changes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EnvelopeField {
+    /// `invocationReason` (AI-3).
     InvocationReason,
+    /// `model` (AI-4).
     Model,
+    /// `userIntent` (AI-5).
     UserIntent,
+    /// `turnId` (AI-7).
     TurnId,
 }
 
@@ -204,7 +208,7 @@ pub static ENVELOPE: PerField<Field> = PerField::new([
 ]);
 
 /// The names of the envelope's fields.
-pub fn field_names() -> impl Iterator<Item = &'static str> + Clone {
+pub(crate) fn field_names() -> impl Iterator<Item = &'static str> + Clone {
     ENVELOPE.values().map(|field| field.name)
 }
 
@@ -213,14 +217,19 @@ pub fn field_names() -> impl Iterator<Item = &'static str> + Clone {
 pub enum Place {
     /// The message itself.
     Root,
+    /// `method`.
     Method,
+    /// `id`.
     Id,
+    /// `error`.
     Error,
+    /// `result`.
     Result,
     /// `result._meta`.
     ResultMeta,
     /// `result._meta[invocationKey]`: what a response echoes (AI-11).
     Echo,
+    /// `params`.
     Params,
     /// `params.name`: the tool of a `tools/call`.
     Tool,
@@ -235,8 +244,11 @@ pub enum Place {
     /// `params._meta.invocationReason` and the other bare keys (AI-9), in
     /// the order of [`ENVELOPE`].
     BareReason,
+    /// `params._meta.model`.
     BareModel,
+    /// `params._meta.userIntent`.
     BareIntent,
+    /// `params._meta.turnId`.
     BareTurnId,
     /// The members of `params._meta` no other place names, read whole:
     /// where correlation ids are (COR-2). Natively, `_meta` itself.
@@ -267,6 +279,7 @@ impl Place {
 pub enum Key {
     /// The message has no parent.
     Root,
+    /// A member name.
     Name(&'static str),
     /// The name of a field of [`ENVELOPE`] (a bare key).
     Field(EnvelopeField),
@@ -301,6 +314,7 @@ pub enum Read {
 /// legacy arguments.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Group {
+    /// Read by every call.
     Always,
     /// `params.arguments` and the legacy arguments (AI-17).
     Legacy,
@@ -340,15 +354,20 @@ pub type Reads = u8;
 pub const FIELDS: Reads = 1;
 
 /// The most children a place has.
-pub const MAX_CHILDREN: usize = 7;
+pub(crate) const MAX_CHILDREN: usize = 7;
 
 /// One place in the tree of a message.
 #[derive(Debug)]
 pub struct Node {
+    /// The place.
     pub place: Place,
+    /// Its name in its parent.
     pub key: Key,
+    /// How much of it is read.
     pub read: Read,
+    /// Which calls read it.
     pub group: Group,
+    /// The places under it.
     pub children: &'static [Node],
 }
 
@@ -510,7 +529,7 @@ const KEYS_TO: [([Key; MAX_KEYS], usize); Place::COUNT] = {
 
 /// The keys from the message down to `place`, outermost first; none for
 /// the message itself.
-pub fn keys_to(place: Place) -> &'static [Key] {
+pub(crate) fn keys_to(place: Place) -> &'static [Key] {
     KEYS_TO
         .get(place as usize)
         .and_then(|(keys, len)| keys.get(..*len))

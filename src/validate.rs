@@ -9,8 +9,13 @@ use crate::echo;
 use crate::error::Error;
 use crate::initiator;
 use crate::invocation;
+#[cfg(feature = "value")]
+use crate::keys;
 use crate::keys::KeyOptions;
 use crate::message::{self, TO_META};
+use crate::options::Naming;
+#[cfg(feature = "value")]
+use crate::options::{self, FromOptions, Member, Options};
 use crate::path::Path;
 use crate::policy::Policy;
 use crate::sanitize::Cleaned;
@@ -33,6 +38,12 @@ use crate::view::{Envelope, MessageView};
 /// let request = json!({"method": "tools/call"});
 /// let options = ValidateOptions { keys: KeyOptions::default(), request: Some(&request) };
 /// assert!(options.request.is_some());
+///
+/// // Deserialized by the field names: its keys (checked), never `request`,
+/// // which borrows the request a response answers.
+/// let options: ValidateOptions = serde_json::from_value(json!({"keys": {"ui_key": "com.example/ui"}}))?;
+/// assert_eq!((options.keys.ui_key(), options.request), ("com.example/ui", None));
+/// # Ok::<(), serde_json::Error>(())
 /// ```
 #[cfg(feature = "value")]
 #[derive(Clone, Debug, Default)]
@@ -66,9 +77,20 @@ pub struct ValidateOptions<'a> {
 ///
 /// let report = validate(&json!("hello"), &ValidateOptions::default());
 /// assert_eq!(report.diagnostics[0].rule.as_str(), "MSG-1");
+///
+/// // Bad keys are findings too (KEY-3), which name the fields.
+/// let keys = mcp_provenance::KeyOptions { ui_key: Some("io.mcp/ui".into()), ..Default::default() };
+/// let report = validate(&request, &ValidateOptions { keys, request: None });
+/// assert_eq!(report.diagnostics[0].message, "option `ui_key` uses a prefix reserved for MCP; use a vendor-owned prefix such as com.example/");
 /// ```
 #[cfg(feature = "value")]
 pub fn validate(message: &Value, options: &ValidateOptions) -> Report {
+    validate_as(message, options, Naming::Rust)
+}
+
+/// [`validate`], naming the key options as `naming` says.
+#[cfg(feature = "value")]
+pub(crate) fn validate_as(message: &Value, options: &ValidateOptions, naming: Naming) -> Report {
     let keys = &options.keys;
     let request = options
         .request
@@ -78,18 +100,21 @@ pub fn validate(message: &Value, options: &ValidateOptions) -> Report {
         request.as_ref(),
         keys,
         &[],
+        naming,
     )
 }
 
 /// `validate` on views: the message, and for a response the request it
-/// answers; a request's correlation ids read from `extra` too (a policy's).
-pub fn check(
+/// answers; a request's correlation ids read from `extra` too (a policy's);
+/// the key options named as `naming` says.
+pub(crate) fn check(
     message: &MessageView,
     request: Option<&MessageView>,
     keys: &KeyOptions,
     extra: &[(String, CorrelationKind)],
+    naming: Naming,
 ) -> Report {
-    Report::from(findings(message, request, keys, extra))
+    Report::from(findings(message, request, keys, extra, naming))
 }
 
 /// What `validate` finds, every finding, before a report caps the list (MSG-2).
@@ -98,8 +123,13 @@ pub(crate) fn findings(
     request: Option<&MessageView>,
     keys: &KeyOptions,
     extra: &[(String, CorrelationKind)],
+    naming: Naming,
 ) -> Vec<Diagnostic> {
-    let mut out: Vec<Diagnostic> = keys.errors().into_iter().map(option_diagnostic).collect();
+    let mut out: Vec<Diagnostic> = keys
+        .errors(naming)
+        .into_iter()
+        .map(option_diagnostic)
+        .collect();
     let root = message.get(Place::Root);
     if message.is_request() {
         check_request(message, keys, extra, &mut out);
@@ -122,6 +152,26 @@ pub(crate) fn findings(
     }
     out
 }
+
+#[cfg(feature = "value")]
+impl FromOptions for ValidateOptions<'_> {
+    const WHAT: &'static str = "validate options";
+    const MEMBERS: &'static [Member] = &[Member::Inline(keys::KEYS)];
+
+    fn read(options: &Options) -> Result<Self, Error> {
+        Ok(ValidateOptions {
+            keys: KeyOptions::inline(options)?,
+            request: None,
+        })
+    }
+
+    fn check_as(&self, naming: Naming) -> Result<(), Error> {
+        self.keys.check_as(naming)
+    }
+}
+
+#[cfg(feature = "value")]
+options::deserialize_by_rust_names!(ValidateOptions<'_>);
 
 /// A bad key option as `validate` reports it: an error at path `""` (KEY-3).
 pub fn option_diagnostic(error: Error) -> Diagnostic {

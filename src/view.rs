@@ -28,6 +28,7 @@ pub struct FieldView<'a> {
 /// `attachInvocation`.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Envelope<'a> {
+    /// The envelope's value, as far as it was read.
     pub value: Slot<'a>,
     /// A view of each field of [`ENVELOPE`].
     pub fields: PerField<FieldView<'a>>,
@@ -47,7 +48,7 @@ fn same(known: &str, name: &str) -> bool {
 /// Unknown members of an object: those whose name is not in `known`,
 /// sorted by name so that every runtime reports them in one order. `others`
 /// says how many there are.
-pub fn unknown<'a>(
+pub(crate) fn unknown<'a>(
     tree: Tree<'a>,
     others: usize,
     known: impl Iterator<Item = &'static str> + Clone,

@@ -11,12 +11,14 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use std::collections::{BTreeMap, HashSet};
 
-use mcp_provenance::wire::{Exchange, Gateway, Piece, Start, Step};
+use mcp_provenance::__bindings::json::Slot;
+use mcp_provenance::__bindings::validate as validating;
+use mcp_provenance::__bindings::wire::{Answer, Exchange, Piece, Start, Step};
+use mcp_provenance::Gateway;
 use mcp_provenance::{
     AuditContext, Error, Filter, FilterContext, Initiator, KeyOptions, Level, LiftOptions, Policy,
     Rule, ValidateOptions, Verdict, attach_invocation, audit_record, clear_initiator, echo_turn_id,
     is_reserved_meta_key, is_valid_meta_key, lift_legacy_arguments, sanitize, stamp_initiator,
-    validate,
 };
 use serde_json::{Value, json};
 
@@ -132,11 +134,14 @@ fn run(vector: &Vector) -> Value {
         "validate" => {
             // The JS options hold the key options and `request`; an error
             // reading them is, in JS, the report's one KEY-3 diagnostic.
+            // JS's `validate` reads its keys unchecked and reports each
+            // problem with them by their JS names: the door's, as the
+            // bindings run it (Rust's names its fields).
             let mut key_options = options.clone();
             if let Some(members) = key_options.as_object_mut() {
                 members.remove("request");
             }
-            let keys = match keys(&key_options) {
+            let keys = match validating::keys(Slot::of(&key_options)) {
                 Ok(keys) => keys,
                 Err(e) => {
                     return json!({"valid": false, "diagnostics": [{
@@ -148,7 +153,8 @@ fn run(vector: &Vector) -> Value {
                 keys,
                 request: options.get("request"),
             };
-            serde_json::to_value(validate(&input, &options)).expect("a report serializes")
+            let report = validating::validate(&input, &options);
+            serde_json::to_value(report).expect("a report serializes")
         }
         "sanitize" => output(
             Policy::from_value(options)
@@ -190,6 +196,7 @@ fn run(vector: &Vector) -> Value {
             let mut out = match &outcome.verdict {
                 Verdict::Forward { body, replies } => json!({"forward": body, "replies": replies}),
                 Verdict::Reject { status, body } => json!({"reject": body, "status": status}),
+                other => panic!("a verdict no vector knows: {other:?}"),
             };
             out["messages"] = serde_json::to_value(&outcome.messages).expect("serializes");
             out["lines"] = json!(outcome.lines());
@@ -286,7 +293,7 @@ fn exchange(gateway: &Gateway, given: &Value, finish: bool) -> Value {
 
 /// What the app was handed, and what the client got, through `exchange`.
 fn exchanged(exchange: &mut Exchange, given: &Value, finish: bool) -> Value {
-    let own = |answer: mcp_provenance::wire::Answer| {
+    let own = |answer: Answer| {
         let headers: Vec<Value> = answer
             .headers()
             .into_iter()
@@ -304,7 +311,7 @@ fn exchanged(exchange: &mut Exchange, given: &Value, finish: bool) -> Value {
         let body = given["body"].as_str().expect("a POST has a body");
         let outcome = exchange.admit(body.as_bytes(), None, None);
         if let Verdict::Reject { status, body } = &outcome.verdict {
-            let mut out = own(mcp_provenance::wire::Answer {
+            let mut out = own(Answer {
                 status: *status,
                 body: body.clone(),
                 close: false,

@@ -87,6 +87,7 @@ fn input_of_the_wrong_kind_is_a_type_error() {
     );
 }
 
+/// Options built in Rust: messages name their fields.
 #[test]
 fn bad_options_are_range_errors() {
     assert_error(
@@ -97,7 +98,7 @@ fn bad_options_are_range_errors() {
         ),
         "invalid-key",
         "RangeError",
-        "option `invocationKey` is not a valid _meta key name: expected [prefix/]name",
+        "option `invocation_key` is not a valid _meta key name: expected [prefix/]name",
     );
     assert_error(
         lift_legacy_arguments(
@@ -109,7 +110,7 @@ fn bad_options_are_range_errors() {
         ),
         "reserved-key",
         "RangeError",
-        "option `uiKey` uses a prefix reserved for MCP; use a vendor-owned prefix such as com.example/",
+        "option `ui_key` uses a prefix reserved for MCP; use a vendor-owned prefix such as com.example/",
     );
     assert_error(
         sanitize(
@@ -121,7 +122,7 @@ fn bad_options_are_range_errors() {
         ),
         "conflicting-keys",
         "RangeError",
-        "options `invocationKey` and `uiKey` name the same key; the two entries need keys of their own",
+        "options `invocation_key` and `ui_key` name the same key; the two entries need keys of their own",
     );
     assert_error(
         Policy::from_value(&json!({"maxReasonBytes": 2.5})),
@@ -156,6 +157,35 @@ fn bad_options_are_range_errors() {
     };
     assert_error(
         audit_record(&call(), &context),
+        "invalid-limit",
+        "RangeError",
+        "policy `max_envelope_bytes` must be an integer from 64 to 1048576",
+    );
+}
+
+/// Options from JS or Python (`from_value`): messages name them as JS does.
+#[test]
+fn bad_options_from_js_name_them_as_js_does() {
+    assert_error(
+        KeyOptions::from_value(&json!({"invocationKey": "com.example/ bad"})),
+        "invalid-key",
+        "RangeError",
+        "option `invocationKey` is not a valid _meta key name: expected [prefix/]name",
+    );
+    assert_error(
+        LiftOptions::from_value(&json!({"uiKey": "dev.mcp/ui"})),
+        "reserved-key",
+        "RangeError",
+        "option `uiKey` uses a prefix reserved for MCP; use a vendor-owned prefix such as com.example/",
+    );
+    assert_error(
+        Policy::from_value(&json!({"invocationKey": "com.example/x", "uiKey": "com.example/x"})),
+        "conflicting-keys",
+        "RangeError",
+        "options `invocationKey` and `uiKey` name the same key; the two entries need keys of their own",
+    );
+    assert_error(
+        AuditContext::from_value(&json!({"policy": {"maxEnvelopeBytes": 0}})),
         "invalid-limit",
         "RangeError",
         "policy `maxEnvelopeBytes` must be an integer from 64 to 1048576",

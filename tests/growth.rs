@@ -18,8 +18,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use mcp_provenance::wire::Gateway;
-use mcp_provenance::{Filter, FilterContext};
+use mcp_provenance::{Filter, FilterContext, Gateway};
 
 const KEY: &str = "io.modelcontextprotocol/aiInvocation";
 

@@ -24,7 +24,7 @@ use imports::{module, paths};
 const LAYERS: &[&str] = &[
     "diagnostics, text        the vocabulary of results; AI-13/AI-14 on one string",
     "error, json              the one error type; JSON values as read, borrowed",
-    "options, schema          options read by their JS names; the one table of a message",
+    "options, schema          options read by their Rust or JS names; the one table of a message",
     "keys                     `_meta` key names and the two configurable keys (KEY-1..3)",
     "path                     JSON Pointers to the places of the table",
     "view, edit               a message read through the table; what a call changes",
@@ -36,6 +36,7 @@ const LAYERS: &[&str] = &[
     "audit                    the audit record of a request",
     "wire                     the filter: bytes in, the rules run, bytes out",
     "tower                    the middleware for tower's HTTP stack, over the exchange",
+    "bindings                 the one door for the workspace's bindings, not the API",
     "lib                      the crate root: the modules, and the public API",
 ];
 

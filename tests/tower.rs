@@ -51,6 +51,7 @@ fn router(orders: Orders, sunk: Sunk, failing: Arc<AtomicBool>) -> Router {
             let kept = match account {
                 Account::Message(_) => &sunk.kept,
                 Account::Outcome(_) => &sunk.outcomes,
+                _ => return Ok(()),
             };
             let account = serde_json::to_value(account).map_err(|_| AuditError::default())?;
             lock(kept).push((account, line.to_owned()));
@@ -346,8 +347,8 @@ async fn a_sink_that_fails_on_an_outcome_changes_nothing_of_the_answer_sent() {
     let layer = ProvenanceLayer::from_value(&json!({}))
         .unwrap()
         .audit(|account, _line| match account {
-            Account::Message(_) => Ok(()),
             Account::Outcome(_) => Err(AuditError::new("store-down")),
+            _ => Ok(()),
         });
     let answer = r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"no such tool"}}"#;
     let server = tower::service_fn(move |_: Request<Body>| async move {

@@ -37,16 +37,18 @@
 //! answers, the steps of the way back and the lines of `check` (feature
 //! `filter`).
 
-#[cfg(feature = "host")]
-use mcp_provenance::audit::{AuditRecord, ClientAsserted, RequestId, Witnessed};
-#[cfg(feature = "host")]
-use mcp_provenance::diagnostics::{Change, Diagnostic, Report};
 #[cfg(feature = "outgoing")]
-use mcp_provenance::edit::{Edit, Put, Target};
+use mcp_provenance::__bindings::edit::{Edit, Put, Target};
 #[cfg(feature = "filter")]
-use mcp_provenance::json;
+use mcp_provenance::__bindings::json;
 #[cfg(feature = "filter")]
-use mcp_provenance::wire::{self, AuditArguments, Outcome, Piece, Seen, Step, Verdict};
+use mcp_provenance::__bindings::wire::{self, Piece, Step};
+#[cfg(feature = "filter")]
+use mcp_provenance::{AuditArguments, Outcome, Seen, Verdict};
+#[cfg(feature = "host")]
+use mcp_provenance::{AuditRecord, ClientAsserted, RequestId, Witnessed};
+#[cfg(feature = "host")]
+use mcp_provenance::{Change, Diagnostic, Report};
 #[cfg(feature = "filter")]
 use std::borrow::Cow;
 
@@ -387,10 +389,18 @@ impl Answer<'_> {
                 self.str(body);
                 self.strs(&[]);
             }
+            // A verdict this build does not know of sends nothing on:
+            // fail closed, with a 500 and no body.
+            _ => {
+                self.u8(VerdictKind::Rejected as u8);
+                self.u32(500);
+                self.str("");
+                self.strs(&[]);
+            }
         }
         let forwarded = match &outcome.verdict {
             Verdict::Forward { body, .. } => body.as_ref(),
-            Verdict::Reject { .. } => "",
+            _ => "",
         };
         let places = places(forwarded, &outcome.messages, utf16);
         let sized = self.0.len();
@@ -413,6 +423,9 @@ impl Answer<'_> {
                             LineKind::OneLine
                         }
                         AuditArguments::Keep => LineKind::Spread,
+                        // A choice this build does not know of: a line
+                        // that holds none of the arguments.
+                        _ => LineKind::Drop,
                     };
                     self.u8(kind as u8);
                     self.place(start);

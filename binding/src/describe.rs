@@ -11,14 +11,13 @@ use super::answer::{KINDS, asserted_texts, witnessed_texts};
 use super::run::{ERROR, MALFORMED, Op, RECORDS, RETRY, STRINGS, VALUES, cut, first_read};
 use super::tape::{RECORD, UNFINISHED, WHOLE};
 use super::{MAX_NAME_CHARS, NONE, WHAT};
-use mcp_provenance::audit::{AuditContext, ClientAsserted, Witnessed};
-use mcp_provenance::correlation::{self, CorrelationKind};
-use mcp_provenance::diagnostics::{Action, Code, Rule, Severity};
-use mcp_provenance::initiator::VIEW_REQUESTS;
-use mcp_provenance::json::compact;
-use mcp_provenance::keys::{AI_INVOCATION_KEY, KeyOptions, UI_KEY};
-use mcp_provenance::policy::Policy;
-use mcp_provenance::schema::{ENVELOPE, FIELDS, Group, Key, MESSAGE, Node};
+use mcp_provenance::__bindings::json::compact;
+use mcp_provenance::__bindings::schema::{ENVELOPE, FIELDS, Group, Key, MESSAGE, Node};
+use mcp_provenance::__bindings::{audit, correlation, keys};
+use mcp_provenance::{
+    AI_INVOCATION_KEY, Action, ClientAsserted, Code, CorrelationKind, Policy, Rule, Severity,
+    UI_KEY, VIEW_REQUESTS, Witnessed,
+};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
@@ -68,7 +67,7 @@ fn description() -> Value {
         },
         "areas": { "records": RECORDS, "strings": STRINGS, "values": VALUES },
         "none": { "field": NONE },
-        "counts": mcp_provenance::wire::Counts::default().reported().map(|(name, _)| name),
+        "counts": mcp_provenance::Counts::default().reported().map(|(name, _)| name),
         "record": {
             "clientAsserted": names(asserted_texts(&ClientAsserted::default())),
             "witnessed": names(witnessed_texts(&Witnessed::default())),
@@ -79,7 +78,7 @@ fn description() -> Value {
             "unfinished": UNFINISHED,
             "record": RECORD,
             "records": MAX_RECORDS,
-            "depth": mcp_provenance::message::MAX_DEPTH,
+            "depth": mcp_provenance::__bindings::message::MAX_DEPTH,
             "items": MAX_ITEMS,
             "values": MAX_VALUES,
             "valueBytes": MAX_VALUE_BYTES,
@@ -87,8 +86,8 @@ fn description() -> Value {
             "nameChars": MAX_NAME_CHARS,
         },
         "what": WHAT.map(|(name, _)| name),
-        "keyOptions": KeyOptions::OPTIONS,
-        "keysIn": { "AuditRecord": AuditContext::POLICY },
+        "keyOptions": keys::OPTIONS,
+        "keysIn": { "AuditRecord": audit::POLICY },
         "rules": strs(Rule::ALL, Rule::as_str),
         "levels": strs(Rule::ALL, |rule| rule.level().as_str()),
         "codes": strs(Code::ALL, Code::as_str),
@@ -102,8 +101,8 @@ fn description() -> Value {
         "viewRequests": VIEW_REQUESTS,
         "keys": { "invocation": AI_INVOCATION_KEY, "ui": UI_KEY },
         "sessions": {
-            "prefix": mcp_provenance::wire::SESSION_KEY_PREFIX,
-            "ttlSeconds": mcp_provenance::wire::SESSION_TTL_SECONDS,
+            "prefix": mcp_provenance::__bindings::wire::SESSION_KEY_PREFIX,
+            "ttlSeconds": mcp_provenance::__bindings::wire::SESSION_TTL_SECONDS,
         },
         "envelope": ENVELOPE.values().map(|field| json!({
             "name": field.name,

@@ -5,17 +5,14 @@
 //! `Vec<u8>` out (the compact form of [`Answer::outcome`], which JS reads
 //! lazily: a gateway that only forwards reads none of its accounts);
 //! options and contexts, plain JSON copies JS made of them, as JSON text
-//! read by the core's own parser ([`wire::read_json`]): no
+//! read by the core's own parser ([`wire::filter_from_json`]): no
 //! `serde_json::Value`, no serde in this module.
 
 use std::cell::RefCell;
 
-use mcp_provenance::message::Unreadable;
-use mcp_provenance::options::FromOptions;
-use mcp_provenance::wire::{
-    self, CHECK_USAGE, Capture, CheckCommand, FilterContext, Printed, SAME_FILE,
-};
-use mcp_provenance::{Error, text};
+use mcp_provenance::__bindings::message::Unreadable;
+use mcp_provenance::__bindings::{text, wire};
+use mcp_provenance::{CHECK_USAGE, Capture, CheckCommand, Error, Printed, SAME_FILE};
 use wasm_bindgen::prelude::*;
 
 use crate::answer::{Answer, LineKind};
@@ -87,11 +84,7 @@ impl Filter {
     /// options it refuses.
     #[wasm_bindgen(constructor)]
     pub fn new(options: Option<String>) -> Result<Filter, JsValue> {
-        or_thrown(wire::read_json(
-            options.as_deref(),
-            mcp_provenance::Filter::from_slot,
-        ))
-        .map(Filter)
+        or_thrown(wire::filter_from_json(options.as_deref())).map(Filter)
     }
 
     /// The outcome of the body of `len` bytes in its room (whose text came
@@ -105,10 +98,7 @@ impl Filter {
         context: Option<String>,
     ) -> Result<Vec<u8>, JsValue> {
         within(|| {
-            let context = or_thrown(wire::read_json(
-                context.as_deref(),
-                FilterContext::from_slot,
-            ))?;
+            let context = or_thrown(wire::context_from_json(context.as_deref()))?;
             let mut out = Vec::new();
             body(len, |body| {
                 Answer(&mut out).outcome(&self.0.filter(body, &context), utf16);

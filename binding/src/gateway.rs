@@ -13,7 +13,8 @@
 //! Nothing here runs inside the arena's calls (`within`): an exchange keeps
 //! what it learns (the requests waiting, the sessions) from call to call.
 
-use mcp_provenance::wire::{self, Own, SessionNews, Start, Step, Verdict};
+use mcp_provenance::__bindings::wire::{self, Own, SessionNews, Start, Step};
+use mcp_provenance::Verdict;
 use wasm_bindgen::prelude::*;
 
 use crate::answer::Answer;
@@ -48,7 +49,7 @@ fn stepped(step: &Step) -> Vec<u8> {
 /// The middleware's core (`new Gateway(options)` in pkg/src/gateway.mjs):
 /// its filter and options, checked once, and the sessions the app issued.
 #[wasm_bindgen]
-pub struct Gateway(wire::Gateway);
+pub struct Gateway(mcp_provenance::Gateway);
 
 #[wasm_bindgen]
 impl Gateway {
@@ -57,11 +58,7 @@ impl Gateway {
     /// thrown, for options it refuses.
     #[wasm_bindgen(constructor)]
     pub fn new(options: Option<String>) -> Result<Gateway, JsValue> {
-        or_thrown(wire::read_json(
-            options.as_deref(),
-            wire::Gateway::from_slot,
-        ))
-        .map(Gateway)
+        or_thrown(wire::gateway_from_json(options.as_deref())).map(Gateway)
     }
 
     /// The exchange of one request: its method, the path the app routes it

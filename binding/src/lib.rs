@@ -52,9 +52,7 @@ mod run;
 #[cfg(feature = "outgoing")]
 mod tape;
 
-use mcp_provenance::error::{Error, ErrorKind};
-#[cfg(any(feature = "host", feature = "filter"))]
-use mcp_provenance::keys;
+use mcp_provenance::{Error, ErrorKind};
 use wasm_bindgen::prelude::*;
 
 /// The hot paths' calls allocate from a chunk taken back when the next
@@ -92,6 +90,8 @@ pub(crate) fn thrown(error: &Error) -> JsValue {
     let thrown: JsValue = match error.kind() {
         ErrorKind::Input => js_sys::TypeError::new(&message).into(),
         ErrorKind::Range => js_sys::RangeError::new(&message).into(),
+        // A kind this build does not know of: a plain `Error`, its code set.
+        _ => js_sys::Error::new(&message).into(),
     };
     // Setting a member of an error just made cannot fail.
     let _ = js_sys::Reflect::set(&thrown, &"code".into(), &error.code().as_str().into());
@@ -145,7 +145,7 @@ pub(crate) const MAX_NAME_CHARS: u32 = 65_536;
 pub fn is_valid_meta_key(key: &JsValue) -> bool {
     key.dyn_ref::<js_sys::JsString>()
         .filter(|key| key.length() <= MAX_NAME_CHARS && key.is_well_formed())
-        .is_some_and(|key| keys::is_valid_meta_key(&String::from(key)))
+        .is_some_and(|key| mcp_provenance::is_valid_meta_key(&String::from(key)))
 }
 
 /// Whether `key` is reserved for the MCP specification (KEY-2): a string
@@ -157,5 +157,5 @@ pub fn is_valid_meta_key(key: &JsValue) -> bool {
 #[wasm_bindgen(js_name = isReservedMetaKey)]
 pub fn is_reserved_meta_key(key: &JsValue) -> bool {
     key.dyn_ref::<js_sys::JsString>()
-        .is_some_and(|key| keys::is_reserved_meta_key(&String::from(key)))
+        .is_some_and(|key| mcp_provenance::is_reserved_meta_key(&String::from(key)))
 }

@@ -23,29 +23,21 @@ use std::cell::{Cell, RefCell};
 use crate::answer::Answer;
 use crate::tape::{Failure, Tape};
 use crate::{thrown, within};
-use mcp_provenance::error::Error;
-use mcp_provenance::initiator::{self, Initiator};
-use mcp_provenance::invocation;
-use mcp_provenance::json::Slot;
-use mcp_provenance::keys::KeyOptions;
-use mcp_provenance::options::FromOptions;
-use mcp_provenance::view::{Envelope, MessageView};
+use mcp_provenance::__bindings::json::Slot;
+use mcp_provenance::__bindings::options::FromOptions;
+use mcp_provenance::__bindings::view::{Envelope, MessageView};
+use mcp_provenance::__bindings::{edit, initiator, invocation};
+use mcp_provenance::{Error, Initiator, KeyOptions};
 use wasm_bindgen::prelude::*;
 // The rest of the object API: the host module's alone.
 #[cfg(feature = "host")]
 use crate::tape::WHOLE;
 #[cfg(feature = "host")]
-use mcp_provenance::audit::{self, AuditContext};
+use mcp_provenance::__bindings::schema::Place;
 #[cfg(feature = "host")]
-use mcp_provenance::diagnostics::Report;
+use mcp_provenance::__bindings::{audit, correlation, echo, legacy, path, sanitize, validate};
 #[cfg(feature = "host")]
-use mcp_provenance::legacy::{self, LiftOptions};
-#[cfg(feature = "host")]
-use mcp_provenance::policy::{FieldPolicy, Policy};
-#[cfg(feature = "host")]
-use mcp_provenance::schema::Place;
-#[cfg(feature = "host")]
-use mcp_provenance::{echo, sanitize, validate};
+use mcp_provenance::{AuditContext, FieldPolicy, LiftOptions, Policy, Report};
 
 /// What a tape asks for, by its first byte.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -160,13 +152,13 @@ fn run_tape(records: usize, strings: usize, values: usize) -> i32 {
 
 /// What a call comes to.
 enum Reply {
-    Edits(Vec<mcp_provenance::edit::Edit>),
+    Edits(Vec<edit::Edit>),
     #[cfg(feature = "host")]
     Report(Report),
     #[cfg(feature = "host")]
     Sanitized(sanitize::Plan),
     #[cfg(feature = "host")]
-    Record(Box<audit::AuditRecord>),
+    Record(Box<mcp_provenance::AuditRecord>),
     #[cfg(feature = "host")]
     Bool(bool),
     #[cfg(feature = "host")]
@@ -271,9 +263,9 @@ pub(crate) fn cut(policy: &Policy) -> u32 {
     // A correlation id past its limit must stay past it when cut, and be
     // refused, never kept short.
     .chain([
-        mcp_provenance::path::MAX_SEGMENT_BYTES,
+        path::MAX_SEGMENT_BYTES,
         audit::MAX_RECORDED_NAME_BYTES,
-        mcp_provenance::correlation::MAX_ID_BYTES,
+        correlation::MAX_ID_BYTES,
     ])
     .max()
     .unwrap_or(audit::MAX_RECORDED_NAME_BYTES);
@@ -295,11 +287,10 @@ fn retry_for(tape: &Tape, policy: &Policy) -> Option<Reply> {
     })
 }
 
-/// The key options of a call (`undefined` for none), checked (KEY-3).
+/// The key options of a call (`undefined` for none), checked (KEY-3) as
+/// they are read.
 fn keys(tape: &mut Tape) -> Result<KeyOptions, Fault> {
-    let keys = KeyOptions::from_slot(tape.whole()?)?;
-    keys.check()?;
-    Ok(keys)
+    Ok(KeyOptions::from_slot(tape.whole()?)?)
 }
 
 #[cfg(feature = "host")]
@@ -308,7 +299,7 @@ fn keys(tape: &mut Tape) -> Result<KeyOptions, Fault> {
 fn validate_op(tape: &mut Tape) -> Result<Reply, Fault> {
     let read = |tape: &mut Tape<'_>| -> Result<Reply, Failure> {
         let options = tape.whole()?;
-        let keys = match KeyOptions::from_slot(options) {
+        let keys = match validate::keys(options) {
             Ok(keys) => keys,
             Err(error) => {
                 return Ok(Reply::Report(Report::from(vec![
@@ -423,12 +414,12 @@ fn object_op(op: Op, tape: &mut Tape) -> Result<Reply, Fault> {
 /// read, and whether it reads the envelope's fields.
 pub(crate) fn first_read(op: Op) -> u8 {
     match op {
-        Op::Validate => mcp_provenance::validate::READS,
-        Op::Sanitize => mcp_provenance::sanitize::READS,
+        Op::Validate => mcp_provenance::__bindings::validate::READS,
+        Op::Sanitize => mcp_provenance::__bindings::sanitize::READS,
         Op::StampInitiator | Op::ClearInitiator => initiator::READS,
-        Op::EchoTurnId => mcp_provenance::echo::READS,
-        Op::AuditRecord => mcp_provenance::audit::READS,
-        Op::LiftLegacyArguments => mcp_provenance::legacy::READS,
+        Op::EchoTurnId => mcp_provenance::__bindings::echo::READS,
+        Op::AuditRecord => mcp_provenance::__bindings::audit::READS,
+        Op::LiftLegacyArguments => mcp_provenance::__bindings::legacy::READS,
         Op::AttachInvocation => invocation::READS,
         Op::CheckPolicy => 0,
     }

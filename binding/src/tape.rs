@@ -30,13 +30,13 @@
 //! says where.
 
 use crate::{NONE, WHAT};
-use mcp_provenance::json::compact;
-use mcp_provenance::json::{Number, Slot, Text, Tree};
-use mcp_provenance::keys::KeyOptions;
-use mcp_provenance::message::Unreadable;
-use mcp_provenance::path::Path;
-use mcp_provenance::schema::{EnvelopeField, FIELDS, MESSAGE, Node, Place, Read};
-use mcp_provenance::view::{Envelope, MessageView};
+use mcp_provenance::__bindings::json::compact;
+use mcp_provenance::__bindings::json::{Number, Slot, Text, Tree};
+use mcp_provenance::__bindings::message::Unreadable;
+use mcp_provenance::__bindings::path::Path;
+use mcp_provenance::__bindings::schema::{EnvelopeField, FIELDS, MESSAGE, Node, Place, Read};
+use mcp_provenance::__bindings::view::{Envelope, MessageView};
+use mcp_provenance::KeyOptions;
 
 /// Read unknown members whole, not just their type: a flag of the tape,
 /// beside the reads of [`mcp_provenance::schema::Reads`].

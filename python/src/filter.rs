@@ -9,8 +9,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString};
 
 use super::{options, raise, write};
-use mcp_provenance::error::Error;
-use mcp_provenance::wire::{Filter, FilterContext, Outcome, Seen, Verdict};
+use mcp_provenance::__bindings::error;
+use mcp_provenance::{Filter, FilterContext, Outcome, Seen, Verdict};
 
 /// The wire filter: a gateway's request bodies in, what to forward or
 /// answer out, every decision the core's. What no rule changed goes on byte
@@ -158,6 +158,13 @@ pub(super) fn outcome<'py>(
             out.set_item("status", status)?;
             out.set_item("replies", Vec::<String>::new())?;
         }
+        // A verdict this build does not know of sends nothing on: fail
+        // closed, with a 500 and no body.
+        _ => {
+            out.set_item("reject", body_of(""))?;
+            out.set_item("status", 500)?;
+            out.set_item("replies", Vec::<String>::new())?;
+        }
     }
     out.set_item("lines", outcome.lines())?;
     let ids: Vec<Option<&str>> = outcome
@@ -215,7 +222,7 @@ pub(super) fn detached<T: Ungil>(
 fn invalid(py: Python<'_>, message: &str) -> PyErr {
     raise(
         py,
-        &Error::new(mcp_provenance::Code::InvalidType, message.to_owned()),
+        &error::new(mcp_provenance::Code::InvalidType, message.to_owned()),
     )
 }
 

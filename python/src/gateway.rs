@@ -10,7 +10,7 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use super::filter::{detached, outcome};
 use super::options;
 use super::write::json;
-use mcp_provenance::wire::{self, Answer, Own, Piece, SessionNews, Start, Step};
+use mcp_provenance::__bindings::wire::{self, Answer, Own, Piece, SessionNews, Start, Step};
 
 /// A header pair of ASGI's, as text: its bytes read as Latin-1.
 type Pair = (String, String);
@@ -69,14 +69,14 @@ fn answered<'py>(py: Python<'py>, answer: &Answer) -> PyResult<Bound<'py, PyTupl
 /// >>> [gateway.begin(method, path, []).start for method, path in (("POST", "/mcp/"), ("GET", "/mcp"), ("POST", "/token"))]
 /// ['read', 'watch', 'pass']
 #[pyclass(frozen, name = "Gateway", module = "mcp_provenance")]
-pub(super) struct PyGateway(wire::Gateway);
+pub(super) struct PyGateway(mcp_provenance::Gateway);
 
 #[pymethods]
 impl PyGateway {
     #[new]
     #[pyo3(signature = (options = None))]
     fn new(py: Python<'_>, options: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
-        self::options(py, options, wire::Gateway::from_value).map(PyGateway)
+        self::options(py, options, mcp_provenance::Gateway::from_value).map(PyGateway)
     }
 
     /// The exchange of one request: its method, the path the app routes it
@@ -188,7 +188,7 @@ impl PyExchange {
         let outcome_of = detached(py, bytes.len(), || {
             exchange.admit(bytes, received_at, principal)
         });
-        if let wire::Verdict::Reject { status, body } = &outcome_of.verdict {
+        if let mcp_provenance::Verdict::Reject { status, body } = &outcome_of.verdict {
             self.rejected = Some(Answer {
                 status: *status,
                 body: body.clone(),
@@ -199,7 +199,7 @@ impl PyExchange {
             return outcome(py, &outcome_of, body.as_any(), false);
         }
         let out = PyDict::new(py);
-        if let wire::Verdict::Forward { body: forward, .. } = &outcome_of.verdict {
+        if let mcp_provenance::Verdict::Forward { body: forward, .. } = &outcome_of.verdict {
             match forward {
                 std::borrow::Cow::Borrowed(_) => out.set_item("forward", body)?,
                 std::borrow::Cow::Owned(changed) => {

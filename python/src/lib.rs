@@ -32,15 +32,13 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use serde_json::Value;
 
-use mcp_provenance::audit::AuditContext;
-use mcp_provenance::diagnostics::Report;
-use mcp_provenance::error::{Error, ErrorKind};
-use mcp_provenance::initiator::{self, Initiator};
-use mcp_provenance::keys::KeyOptions;
-use mcp_provenance::legacy::{self, LiftOptions};
-use mcp_provenance::message::Unreadable;
-use mcp_provenance::policy::Policy;
-use mcp_provenance::{echo, invocation};
+use mcp_provenance::__bindings::json::Slot;
+use mcp_provenance::__bindings::message::Unreadable;
+use mcp_provenance::__bindings::validate as validating;
+use mcp_provenance::__bindings::{echo, initiator, invocation, legacy};
+use mcp_provenance::{
+    AuditContext, Error, ErrorKind, Initiator, KeyOptions, LiftOptions, Policy, Report,
+};
 
 /// The exception an error raises: a `TypeError` or a `ValueError` of the
 /// package's own (`mcp_provenance.errors`), carrying its stable code.
@@ -48,6 +46,8 @@ pub(crate) fn raise(py: Python<'_>, error: &Error) -> PyErr {
     let class = match error.kind() {
         ErrorKind::Input => "ProvenanceTypeError",
         ErrorKind::Range => "ProvenanceValueError",
+        // A kind this build does not know of: the base of both.
+        _ => "ProvenanceError",
     };
     let made = py
         .import("mcp_provenance.errors")
@@ -108,12 +108,11 @@ fn validate<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let report = || -> Result<Report, Unreadable> {
         // `request` is a message of its own, read as one.
-        let keys = match KeyOptions::from_value(&read::whole(options, &["request"])?) {
+        let options_read = read::whole(options, &["request"])?;
+        let keys = match validating::keys(Slot::of(&options_read)) {
             Ok(keys) => keys,
             Err(error) => {
-                return Ok(Report::from(vec![
-                    mcp_provenance::validate::option_diagnostic(error),
-                ]));
+                return Ok(Report::from(vec![validating::option_diagnostic(error)]));
             }
         };
         let message = read::message(message, &keys, Some(&[]))?;
@@ -129,7 +128,7 @@ fn validate<'py>(
             keys,
             request: request.as_ref(),
         };
-        Ok(mcp_provenance::validate(&message, &options))
+        Ok(validating::validate(&message, &options))
     };
     let report = report().unwrap_or_else(|unreadable| Report::from(vec![unreadable.diagnostic()]));
     write::serialized(py, &report)
@@ -155,7 +154,7 @@ fn sanitize<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let policy = options(py, policy, Policy::from_value)?;
     let read = self::message(py, message, &policy.keys)?;
-    let plan = mcp_provenance::sanitize::plan_value(&read, &policy).or_raise(py)?;
+    let plan = mcp_provenance::__bindings::sanitize::plan_value(&read, &policy).or_raise(py)?;
     let out = PyDict::new(py);
     out.set_item(
         "message",
@@ -356,11 +355,11 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("UI_KEY", mcp_provenance::UI_KEY)?;
     module.add(
         "SESSION_KEY_PREFIX",
-        mcp_provenance::wire::SESSION_KEY_PREFIX,
+        mcp_provenance::__bindings::wire::SESSION_KEY_PREFIX,
     )?;
     module.add(
         "SESSION_TTL_SECONDS",
-        mcp_provenance::wire::SESSION_TTL_SECONDS,
+        mcp_provenance::__bindings::wire::SESSION_TTL_SECONDS,
     )?;
     module.add_function(wrap_pyfunction!(validate, module)?)?;
     module.add_function(wrap_pyfunction!(sanitize, module)?)?;

@@ -18,11 +18,11 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString};
 use serde_json::{Map, Number, Value};
 
-use mcp_provenance::correlation::{self, CorrelationKind};
-use mcp_provenance::keys::KeyOptions;
-use mcp_provenance::message::{MAX_DEPTH, Unreadable};
-use mcp_provenance::path::{Path, key_name};
-use mcp_provenance::schema::{Key, MESSAGE, Node, Place, Read};
+use mcp_provenance::__bindings::correlation;
+use mcp_provenance::__bindings::message::{MAX_DEPTH, Unreadable};
+use mcp_provenance::__bindings::path::{Path, key_name};
+use mcp_provenance::__bindings::schema::{Key, MESSAGE, Node, Place, Read};
+use mcp_provenance::{CorrelationKind, KeyOptions};
 
 /// The places of `message` the rules read, under `keys`; with
 /// `correlation` (a policy's own correlation keys), also the members of

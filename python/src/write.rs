@@ -11,8 +11,8 @@ use pyo3::types::{PyDict, PyList, PyString};
 use serde::Serialize;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
-use mcp_provenance::edit::{Edit, Put};
-use mcp_provenance::keys::KeyOptions;
+use mcp_provenance::__bindings::edit::{Edit, Put};
+use mcp_provenance::KeyOptions;
 
 /// JSON text as Python holds it: dicts with their members in the order
 /// written, lists, and scalars.

@@ -17,17 +17,29 @@ use super::scalar::{Number, Text};
 use super::slot::{Slot, Tree};
 
 // The tags, as the grammar above names them.
+/// The tag of a missing member (`undefined`).
 pub const ABSENT: u8 = 0;
+/// The tag of `null`.
 pub const NULL: u8 = 1;
+/// The tag of `false`.
 pub const FALSE: u8 = 2;
+/// The tag of `true`.
 pub const TRUE: u8 = 3;
+/// The tag of a number, by its value.
 pub const NUMBER: u8 = 4;
+/// The tag of a number, by its value and its text.
 pub const NUMBER_TEXT: u8 = 5;
+/// The tag of a string.
 pub const STRING: u8 = 6;
+/// The tag of an array, its type alone.
 pub const ARRAY: u8 = 7;
+/// The tag of an object, its type alone.
 pub const OBJECT: u8 = 8;
+/// The tag of an array with every item.
 pub const ARRAY_WHOLE: u8 = 9;
+/// The tag of an object with every member.
 pub const OBJECT_WHOLE: u8 = 10;
+/// The tag of a value JS could not read as JSON.
 pub const UNREADABLE: u8 = 11;
 
 /// A string's flag: not all of it was read.

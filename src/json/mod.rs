@@ -11,16 +11,17 @@
 //! written (`write.rs`); and members sorted by name (`sort.rs`).
 
 pub mod compact;
-pub mod doc;
+pub(crate) mod doc;
 mod members;
 mod scalar;
 mod slot;
 mod sort;
 mod write;
 
-pub use scalar::{Kind, Number, Text};
+pub(crate) use scalar::Kind;
+pub use scalar::{Number, Text};
 pub use slot::{Slot, Tree};
-pub use sort::{any_twice, sort_by, sort_by_name};
-pub use write::{one_line, string_len, write_scalar, write_string};
+pub(crate) use sort::{any_twice, sort_by, sort_by_name};
+pub(crate) use write::{one_line, string_len, write_scalar, write_string};
 // Only the npm package's boundary asks whether JSON text is one line already.
 pub use write::is_one_line;

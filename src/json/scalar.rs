@@ -28,6 +28,7 @@ impl Kind {
 /// A string as read.
 #[derive(Clone, Copy, Debug)]
 pub struct Text<'a> {
+    /// The string, as far as it was read.
     pub text: &'a str,
     /// A lone UTF-16 surrogate was read as U+FFFD (only JS strings hold them).
     pub lossy: bool,
@@ -44,6 +45,7 @@ impl<'a> Text<'a> {
 /// A number as read.
 #[derive(Clone, Copy, Debug)]
 pub enum Number<'a> {
+    /// A number of serde_json, exactly as it holds it.
     #[cfg(feature = "value")]
     Value(&'a serde_json::Number),
     /// Read by its value: a request id, an option.

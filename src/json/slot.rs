@@ -14,11 +14,17 @@ pub enum Slot<'a> {
     /// Nothing: the member is missing (or, in JS, `undefined`).
     #[default]
     Absent,
+    /// `null`.
     Null,
+    /// `true` or `false`.
     Bool(bool),
+    /// A number.
     Number(Number<'a>),
+    /// A string.
     String(Text<'a>),
+    /// An array, with its items as far as they were read.
     Array(Tree<'a>),
+    /// An object, with its members as far as they were read.
     Object(Tree<'a>),
 }
 
@@ -98,6 +104,7 @@ pub enum Tree<'a> {
     /// Only the type was read.
     #[default]
     Opaque,
+    /// A serde_json array or object, whole.
     #[cfg(feature = "value")]
     Value(&'a Value),
     /// The container in the compact form, from its tag (see

@@ -4,7 +4,7 @@
 /// Whether a name comes twice among `names`, in time linear (or n log n) in
 /// their number: each of a few is compared with those before it; past
 /// that, they are sorted.
-pub fn any_twice<'n>(names: impl Iterator<Item = &'n str> + Clone) -> bool {
+pub(crate) fn any_twice<'n>(names: impl Iterator<Item = &'n str> + Clone) -> bool {
     const FEW: usize = 16;
     let mut few = [""; FEW];
     for (count, name) in names.clone().enumerate() {
@@ -27,14 +27,14 @@ pub fn any_twice<'n>(names: impl Iterator<Item = &'n str> + Clone) -> bool {
 
 /// Sorts members by name, in place, in O(n log n) whatever the input.
 /// Names are unique, so the order is the one order.
-pub fn sort_by_name<T>(members: &mut [(&str, T)]) {
+pub(crate) fn sort_by_name<T>(members: &mut [(&str, T)]) {
     sort_by(members, |member| member.0);
 }
 
 /// Sorts `items` by `key`, in place, in O(n log n) whatever the input: a
 /// heapsort, a few lines where the standard library's sorts are 4 KB of the
 /// module. Not stable: items of equal keys may come in any order.
-pub fn sort_by<T, K: Ord>(items: &mut [T], key: impl Fn(&T) -> K) {
+pub(crate) fn sort_by<T, K: Ord>(items: &mut [T], key: impl Fn(&T) -> K) {
     /// Moves the item at `root` down the heap of the first `end` items.
     fn sift<T, K: Ord>(items: &mut [T], key: &impl Fn(&T) -> K, mut root: usize, end: usize) {
         loop {

@@ -13,7 +13,7 @@ use crate::text::{is_inert, is_printable_ascii};
 /// [inert](is_inert) (U+2028, NEL, a bidi control…) as a
 /// `\uXXXX` escape: the same JSON, and never a line break or a disguise in
 /// whatever it is written into (a log line above all).
-pub fn write_string(out: &mut String, text: &str) {
+pub(crate) fn write_string(out: &mut String, text: &str) {
     out.push('"');
     let mut rest = text;
     // Runs that need no escape go on whole; a run ends before an ASCII
@@ -58,7 +58,7 @@ fn write_escape(out: &mut String, c: char) {
 }
 
 /// Whether `json` is one line already, holding no character AI-13 or TXT-1
-/// would replace: what [`one_line`] leaves as it is. Printable ASCII is
+/// would replace: what `one_line` leaves as it is. Printable ASCII is
 /// settled eight bytes at a time, with no allocation.
 pub fn is_one_line(json: &str) -> bool {
     is_printable_ascii(json.as_bytes()) || json.chars().all(is_inert)
@@ -70,7 +70,7 @@ pub fn is_one_line(json: &str) -> bool {
 /// only stand inside its strings) written as a `\uXXXX` escape. Borrowed
 /// when `json` is one already. `json` must be JSON text: a line feed inside
 /// a string of anything else would be dropped.
-pub fn one_line(json: &str) -> Cow<'_, str> {
+pub(crate) fn one_line(json: &str) -> Cow<'_, str> {
     if is_one_line(json) {
         return Cow::Borrowed(json);
     }
@@ -95,7 +95,7 @@ pub fn one_line(json: &str) -> Cow<'_, str> {
 }
 
 /// The UTF-8 length of `text` written as a JSON string.
-pub fn string_len(text: &str) -> usize {
+pub(crate) fn string_len(text: &str) -> usize {
     let escapes: usize = text
         .bytes()
         .map(|byte| match byte {
@@ -108,7 +108,7 @@ pub fn string_len(text: &str) -> usize {
 }
 
 /// Appends a scalar slot as JSON (an absent one as `null`).
-pub fn write_scalar(out: &mut String, slot: &Slot<'_>) {
+pub(crate) fn write_scalar(out: &mut String, slot: &Slot<'_>) {
     match slot {
         Slot::Null | Slot::Absent | Slot::Array(_) | Slot::Object(_) => out.push_str("null"),
         Slot::Bool(flag) => out.push_str(if *flag { "true" } else { "false" }),

@@ -52,6 +52,7 @@ pub const READS: Reads = FIELDS | Group::Response.bit();
 /// ```
 #[cfg(feature = "value")]
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct Sanitized {
     /// The message, with its envelope made safe.
     pub message: Value,
@@ -110,7 +111,9 @@ pub fn plan_value(message: &Value, policy: &Policy) -> Result<Plan, Error> {
 
 /// What sanitizing a message comes to: its changes, and its edits.
 pub struct Plan {
+    /// What changes, as `sanitize` reports it.
     pub changes: Vec<Change>,
+    /// The edits that make those changes.
     pub edits: Vec<Edit>,
 }
 

@@ -30,6 +30,8 @@ pub(super) type Sink = dyn Fn(Account<'_>, &str) -> Result<(), AuditError> + Sen
 ///         Account::Message(_) => println!("{line}"),
 ///         // After the answer: a request the service refused reads as an error, its code given.
 ///         Account::Outcome(outcome) => println!("{} request(s) answered: {line}", outcome.requests.len()),
+///         // Accounts of kinds a later version adds: kept as their lines.
+///         _ => println!("{line}"),
 ///     }
 ///     Ok::<(), AuditError>(())
 /// });
@@ -37,6 +39,7 @@ pub(super) type Sink = dyn Fn(Account<'_>, &str) -> Result<(), AuditError> + Sen
 /// ```
 #[derive(Clone, Copy, Debug, Serialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum Account<'a> {
     /// One message of a body, as the filter saw it.
     Message(&'a Seen),

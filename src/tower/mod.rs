@@ -1,7 +1,7 @@
 //! The middleware for tower's HTTP stack (axum, hyper, tonic's neighbours,
 //! rmcp's Streamable HTTP service): [`ProvenanceLayer`], the same
 //! middleware as `mcp-provenance/http` in Node and `mcp_provenance.asgi` in
-//! Python, over the same [`Exchange`](crate::wire::Exchange) (WIRE-7, WIRE-8). It only moves bytes
+//! Python, over the same exchange as theirs (WIRE-7, WIRE-8). It only moves bytes
 //! between `http`'s types and the exchange; every decision is the core's.
 //!
 //! A POST to an MCP path is read up to `maxBodyBytes` (past it, 413 and the

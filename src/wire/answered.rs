@@ -28,7 +28,7 @@ const MAX_HOST_BYTES: usize = 255;
 /// # Examples
 ///
 /// ```
-/// use mcp_provenance::wire::{Gateway, GatewayOptions};
+/// use mcp_provenance::{Gateway, GatewayOptions};
 ///
 /// let gateway = Gateway::new(GatewayOptions::default())?;
 /// let mut exchange = gateway.begin("POST", "/mcp", &[("content-type", "application/json")]);
@@ -42,6 +42,7 @@ const MAX_HOST_BYTES: usize = 255;
 /// ```
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename = "outcome", rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ExchangeOutcome {
     /// The HTTP status the client was sent; none when nothing was (the
     /// client left, or the app failed, before a head).

@@ -49,6 +49,8 @@ pub const SAME_FILE: &str =
 /// assert_eq!(CheckCommand::parse(&["a", "--frob"]).unwrap_err(), "unknown option --frob");
 /// ```
 #[derive(Debug)]
+// Exhaustive on purpose (src/lib.rs): a command must run each form, and a
+// form it does not know of should stop its build, not fall into a `_` arm.
 pub enum CheckCommand {
     /// `--help` or `-h`: print [`CHECK_USAGE`].
     Help,

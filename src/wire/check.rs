@@ -82,6 +82,7 @@ impl Check {
 
 /// What a capture held, as the summary line gives it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Counts {
     /// Lines read: the number of the last one.
     pub lines: u64,
@@ -109,7 +110,8 @@ impl Counts {
     /// ```
     /// use mcp_provenance::Counts;
     ///
-    /// let counts = Counts { messages: 3, errors: 1, ..Counts::default() };
+    /// let mut counts = Counts::default();
+    /// (counts.messages, counts.errors) = (3, 1);
     /// assert_eq!(counts.reported()[..2], [("messages", 3), ("errors", 1)]);
     /// ```
     pub fn reported(&self) -> [(&'static str, u64); 6] {
@@ -126,6 +128,7 @@ impl Counts {
 
 /// What lines of a capture come to.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Printed {
     /// What `check` prints of them (each line ending in `\n`; nothing for a clean line of text).
     pub out: String,

@@ -17,6 +17,9 @@ use crate::json::Slot;
 use crate::json::doc::{Doc, Entry, Raw};
 use crate::keys::KeyOptions;
 use crate::legacy;
+#[cfg(feature = "value")]
+use crate::options::FromOptions;
+use crate::options::Naming;
 use crate::path::Path;
 use crate::policy::{IntentPolicy, Policy};
 use crate::sanitize;
@@ -60,7 +63,8 @@ pub struct Filter {
 
 impl Filter {
     /// A filter with `options`, checked: vendor keys valid, not reserved and
-    /// distinct (KEY-3), limits in range.
+    /// distinct (KEY-3), none read by the policy as a correlation key
+    /// (COR-2), limits in range. Messages name the fields.
     ///
     /// # Errors
     ///
@@ -73,9 +77,16 @@ impl Filter {
     ///
     /// let options = FilterOptions { invocation_keys: vec!["io.mcp/x".into()], ..FilterOptions::default() };
     /// assert_eq!(Filter::new(options).unwrap_err().code(), Code::ReservedKey);
+    /// let err = Filter::new(FilterOptions { max_batch: 0, ..FilterOptions::default() }).unwrap_err();
+    /// assert_eq!(err.to_string(), "filter option `max_batch` must be an integer from 1 to 100000");
     /// ```
     pub fn new(options: FilterOptions) -> Result<Self, Error> {
-        let keys = options.check()?;
+        Filter::build(options, Naming::Rust)
+    }
+
+    /// A filter with `options`, checked, naming them as `naming` says.
+    pub(crate) fn build(options: FilterOptions, naming: Naming) -> Result<Self, Error> {
+        let keys = options.check(naming)?;
         let policy = options.policy.clone().unwrap_or_default();
         let pair = |invocation: Option<&String>, ui: Option<&String>| Policy {
             keys: KeyOptions {
@@ -101,7 +112,8 @@ impl Filter {
         })
     }
 
-    /// A filter from options with their JS names (`null` for the defaults).
+    /// A filter from options with their JS names (`null` for the defaults);
+    /// messages name the options as JS does.
     ///
     /// # Errors
     ///
@@ -114,6 +126,8 @@ impl Filter {
     /// use mcp_provenance::{Code, Filter};
     /// use serde_json::json;
     ///
+    /// let err = Filter::from_value(&json!({"maxBatch": 0})).unwrap_err();
+    /// assert_eq!(err.to_string(), "filter option `maxBatch` must be an integer from 1 to 100000");
     /// let err = Filter::from_value(&json!({"userIntent": "redact"})).unwrap_err();
     /// assert_eq!(err.code(), Code::UnknownOption);
     /// assert_eq!(err.to_string(), "filter options have no option `userIntent`: policy options go in `policy`");
@@ -121,13 +135,7 @@ impl Filter {
     /// ```
     #[cfg(feature = "value")]
     pub fn from_value(value: &serde_json::Value) -> Result<Self, Error> {
-        Self::from_slot(Slot::of(value))
-    }
-
-    /// A filter from options read as a slot.
-    #[doc(hidden)]
-    pub fn from_slot(value: Slot<'_>) -> Result<Self, Error> {
-        Filter::new(FilterOptions::from_slot(value)?)
+        Filter::build(FilterOptions::from_slot(Slot::of(value))?, Naming::Js)
     }
 
     /// The options it was made with.
@@ -287,7 +295,8 @@ impl Filter {
                 MessageKind::Response => self.response(pass, doc, root, &views, &mut looked),
                 MessageKind::Malformed => {
                     let mut found =
-                        validate::check(view, None, &KeyOptions::default(), &[]).diagnostics;
+                        validate::check(view, None, &KeyOptions::default(), &[], Naming::Rust)
+                            .diagnostics;
                     if found.is_empty() {
                         // An object `validate` takes as a message, but whose id JSON-RPC refuses.
                         found.push(Diagnostic::error(
@@ -402,8 +411,13 @@ impl Filter {
         let Some((primary, primary_view)) = pairs_after.next() else {
             return Err(Code::InternalError);
         };
-        let mut diagnostics =
-            validate::findings(primary_view, None, &primary.keys, &primary.correlation_keys);
+        let mut diagnostics = validate::findings(
+            primary_view,
+            None,
+            &primary.keys,
+            &primary.correlation_keys,
+            Naming::Rust,
+        );
         for (pair, view) in pairs_after {
             let keys = &pair.keys;
             if keys.invocation_key.is_some() {
@@ -494,7 +508,7 @@ impl Filter {
     ) -> Result<(), Code> {
         let view = views.first().ok_or(Code::InternalError)?;
         self.bare_intent(view.get(Place::ResultMeta))?;
-        let report = validate::check(view, None, &KeyOptions::default(), &[]);
+        let report = validate::check(view, None, &KeyOptions::default(), &[], Naming::Rust);
         looked.seen.valid = report.valid;
         looked.seen.diagnostics = report.diagnostics;
         if !self.redacting() || pass.wants == Wants::Findings {

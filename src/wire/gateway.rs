@@ -12,7 +12,9 @@ use super::options::GatewayOptions;
 use super::sessions::Sessions;
 use super::step::Start;
 use crate::error::Error;
-use crate::json::Slot;
+#[cfg(feature = "value")]
+use crate::options::FromOptions;
+use crate::options::Naming;
 
 /// A middleware's core: its filter and options, and the sessions the app
 /// issued; an [`Exchange`] for each request. Cheap to clone: clones share
@@ -21,13 +23,13 @@ use crate::json::Slot;
 /// # Examples
 ///
 /// ```
-/// use mcp_provenance::wire::{Gateway, GatewayOptions, Start};
+/// use mcp_provenance::{Gateway, GatewayOptions};
 ///
 /// let gateway = Gateway::new(GatewayOptions { paths: Some(vec!["/mcp".into()]), ..GatewayOptions::default() })?;
-/// let headers = [("content-type", "application/json")];
-/// assert_eq!(gateway.begin("POST", "/mcp/", &headers).start(), Start::Read);
-/// assert_eq!(gateway.begin("POST", "/token", &headers).start(), Start::Pass);
-/// assert_eq!(gateway.begin("GET", "/mcp", &headers).start(), Start::Watch);
+/// // Each request is an exchange, which a middleware drives (`ProvenanceLayer`
+/// // with the feature `tower`): here one for a body of at most 1 MiB.
+/// let exchange = gateway.begin("POST", "/mcp/", &[("content-type", "application/json")]);
+/// assert_eq!(exchange.max_body_bytes(), 1 << 20);
 /// # Ok::<(), mcp_provenance::Error>(())
 /// ```
 #[derive(Clone, Debug)]
@@ -35,17 +37,34 @@ pub struct Gateway(Arc<Shared>);
 
 impl Gateway {
     /// A gateway with `options`, checked (its filter's, as [`Filter::new`]).
+    /// Messages name the fields.
     ///
     /// # Errors
     ///
     /// The filter's errors, and `invalid-limit` or `invalid-option` for its own.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use mcp_provenance::{Gateway, GatewayOptions};
+    ///
+    /// let err = Gateway::new(GatewayOptions { max_body_bytes: 0, ..GatewayOptions::default() }).unwrap_err();
+    /// assert_eq!(err.to_string(), "option `max_body_bytes` must be a positive integer");
+    /// ```
     pub fn new(options: GatewayOptions) -> Result<Self, Error> {
-        let filter = Filter::new(options.filter.clone())?;
+        Gateway::build(options, Naming::Rust)
+    }
+
+    /// A gateway with `options`, checked, naming them as `naming` says.
+    pub(crate) fn build(options: GatewayOptions, naming: Naming) -> Result<Self, Error> {
+        options.check_own(naming)?;
+        let filter = Filter::build(options.filter.clone(), naming)?;
         let sessions = Mutex::new(Sessions::new(options.max_sessions as usize));
         Ok(Gateway(Arc::new(Shared::new(filter, options, sessions))))
     }
 
-    /// A gateway from options with their JS names (`null` for the defaults).
+    /// A gateway from options with their JS names (`null` for the
+    /// defaults); messages name the options as JS does.
     ///
     /// # Errors
     ///
@@ -55,7 +74,7 @@ impl Gateway {
     /// # Examples
     ///
     /// ```
-    /// use mcp_provenance::wire::Gateway;
+    /// use mcp_provenance::Gateway;
     /// use serde_json::json;
     ///
     /// let err = Gateway::from_value(&json!({"maxBodyBytes": 0})).unwrap_err();
@@ -64,13 +83,8 @@ impl Gateway {
     /// ```
     #[cfg(feature = "value")]
     pub fn from_value(value: &serde_json::Value) -> Result<Self, Error> {
-        Self::from_slot(Slot::of(value))
-    }
-
-    /// A gateway from options read as a slot.
-    #[doc(hidden)]
-    pub fn from_slot(value: Slot<'_>) -> Result<Self, Error> {
-        Gateway::new(GatewayOptions::from_slot(value)?)
+        let options = GatewayOptions::from_slot(crate::json::Slot::of(value))?;
+        Gateway::build(options, Naming::Js)
     }
 
     /// Its filter.
@@ -189,5 +203,25 @@ mod tests {
         assert!(routes("/servers/*/mcp", "/servers/a1/mcp/"));
         assert!(!routes("/servers/*/mcp", "/servers/mcp"));
         assert!(routes("/", "/anything"));
+    }
+
+    #[test]
+    fn a_gateway_reads_what_its_paths_route_and_watches_the_rest() -> Result<(), Error> {
+        let options = GatewayOptions {
+            paths: Some(vec!["/mcp".into()]),
+            ..GatewayOptions::default()
+        };
+        let gateway = Gateway::new(options)?;
+        let headers = [("content-type", "application/json")];
+        assert_eq!(
+            gateway.begin("POST", "/mcp/", &headers).start(),
+            Start::Read
+        );
+        assert_eq!(
+            gateway.begin("POST", "/token", &headers).start(),
+            Start::Pass
+        );
+        assert_eq!(gateway.begin("GET", "/mcp", &headers).start(), Start::Watch);
+        Ok(())
     }
 }

@@ -78,7 +78,7 @@ impl Outcome<'_> {
 ///
 /// ```
 /// use mcp_provenance::AuditArguments;
-/// use mcp_provenance::wire::line_head;
+/// use mcp_provenance::__bindings::wire::line_head;
 ///
 /// let call = "{\"id\":1,\n \"params\":{\"name\":\"t\",\"arguments\":{\"card\":\"4111\"}}}";
 /// assert_eq!(line_head(call, AuditArguments::Keep), r#""message":{"id":1, "params":{"name":"t","arguments":{"card":"4111"}}}"#);

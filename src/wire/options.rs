@@ -2,13 +2,13 @@
 //! a gateway knows of each body it filters.
 
 use super::parse::{Keys, Parser};
-use crate::audit::AuditContext;
+use crate::audit::{self, AuditContext};
 use crate::diagnostics::Code;
 use crate::error::Error;
 use crate::json::Slot;
 use crate::keys::{AI_INVOCATION_KEY, KeyOptions, UI_KEY};
-use crate::message::{MAX_DEPTH, Unreadable};
-use crate::options::{FromOptions, Options};
+use crate::message::{self, Unreadable};
+use crate::options::{self, FromOptions, Inline, Member, Name, Naming, Options};
 use crate::policy::Policy;
 
 /// Options, or a context, a binding hands over as JSON text (a plain copy
@@ -16,20 +16,7 @@ use crate::policy::Policy;
 /// and handed to `read` as a slot: the npm filter module reads no
 /// `serde_json::Value`. Text that is not one JSON value, nests deeper than a
 /// value a binding reads, or repeats a member is `unreadable`.
-///
-/// # Examples
-///
-/// ```
-/// use mcp_provenance::{Filter, wire};
-///
-/// let filter = wire::read_json(Some(r#"{"maxBatch": 10}"#), Filter::from_slot)?;
-/// assert_eq!(filter.options().max_batch, 10);
-/// let err = wire::read_json(Some(r#"{"maxBatch": 10, "maxBatch": 20}"#), Filter::from_slot).unwrap_err();
-/// assert_eq!(err.to_string(), "the value cannot be read as JSON: a member named twice");
-/// # Ok::<(), mcp_provenance::Error>(())
-/// ```
-#[doc(hidden)]
-pub fn read_json<T>(
+pub(crate) fn read_json<T>(
     text: Option<&str>,
     read: impl FnOnce(Slot<'_>) -> Result<T, Error>,
 ) -> Result<T, Error> {
@@ -47,7 +34,7 @@ pub fn read_json<T>(
         }
         .error()
     };
-    let parsed = Parser::new(&keys, MAX_DEPTH, 0)
+    let parsed = Parser::new(&keys, message::MAX_DEPTH, 0)
         .whole(text)
         .map_err(|_| unreadable("text that is not one JSON value"))?;
     match parsed.fault {
@@ -73,6 +60,13 @@ const DEPTH_LIMITS: (u32, u32) = (8, 4096);
 /// assert_eq!((options.max_batch, options.max_depth), (1000, 128));
 /// assert!(options.policy.is_none() && options.invocation_keys.is_empty());
 /// assert_eq!(options.audit_arguments, AuditArguments::Keep);
+///
+/// // Or deserialized by the field names (feature `value`), and checked.
+/// let options: FilterOptions = serde_json::from_str(r#"{"policy": {"user_intent": "redact"}, "invocation_keys": ["com.example/ai"]}"#)?;
+/// assert_eq!(options.invocation_keys, ["com.example/ai"]);
+/// let err = serde_json::from_str::<FilterOptions>(r#"{"max_depth": 4}"#).unwrap_err();
+/// assert_eq!(err.to_string(), "filter option `max_depth` must be an integer from 8 to 4096");
+/// # Ok::<(), serde_json::Error>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FilterOptions {
@@ -122,6 +116,7 @@ pub struct FilterOptions {
 /// # Ok::<(), mcp_provenance::Error>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum AuditArguments {
     /// The message whole, as it goes on (`"keep"`, the default).
     #[default]
@@ -173,88 +168,98 @@ impl Default for FilterOptions {
     }
 }
 
-/// The names of a policy's options inside the filter's `policy`: all but the keys.
-fn policy_names() -> &'static [&'static str] {
-    Policy::NAMES.get(2..).unwrap_or_default()
+// The options of a filter, by their two names.
+const POLICY: Name = Name::new("policy", "policy");
+const LIFT_LEGACY: Name = Name::new("lift_legacy", "liftLegacy");
+const INVOCATION_KEYS: Name = Name::new("invocation_keys", "invocationKeys");
+const UI_KEYS: Name = Name::new("ui_keys", "uiKeys");
+const MAX_BATCH: Name = Name::new("max_batch", "maxBatch");
+const MAX_DEPTH: Name = Name::new("max_depth", "maxDepth");
+const AUDIT_ARGUMENTS: Name = Name::new("audit_arguments", "auditArguments");
+/// A middleware's filter: the field `filter` in Rust, in JS its options
+/// beside the middleware's own.
+const FILTER: Inline = Inline {
+    rust: "filter",
+    what: FilterOptions::WHAT,
+    members: FilterOptions::MEMBERS,
+};
+
+/// The members of a filter's policy: a policy's options, not its keys (the
+/// filter's are its own, `invocation_keys` and `ui_keys`).
+fn policy_options() -> Vec<Member> {
+    let options = Policy::MEMBERS.iter().copied();
+    options
+        .filter(|member| matches!(member, Member::Option(_)))
+        .collect()
 }
 
-impl FilterOptions {
-    /// Reads the options from their JS names. A policy option outside
-    /// `policy` is refused with a hint: the policy one level too high would
-    /// otherwise be a policy silently not in force.
-    #[doc(hidden)]
-    pub fn from_slot(value: Slot<'_>) -> Result<Self, Error> {
-        Self::misplaced(value)?;
-        Self::from_options(&Options::new(value, Self::WHAT, Self::NAMES)?)
-    }
-
-    /// Refuses options holding a policy option outside `policy`.
-    pub(super) fn misplaced(value: Slot<'_>) -> Result<(), Error> {
-        let misplaced = value
-            .tree()
-            .members()
-            .find(|(name, _)| policy_names().contains(name));
-        match (value, misplaced) {
-            (Slot::Object(_), Some((name, _))) => Err(Error::new(
-                Code::UnknownOption,
-                format!("filter options have no option `{name}`: policy options go in `policy`"),
-            )),
-            _ => Ok(()),
-        }
-    }
-
-    /// Checks that the bounds are in range.
-    pub(crate) fn check_limits(&self) -> Result<(), Error> {
-        for (name, value, (low, high)) in [
-            ("maxBatch", self.max_batch, BATCH_LIMITS),
-            ("maxDepth", self.max_depth, DEPTH_LIMITS),
-        ] {
-            if !(low..=high).contains(&value) {
-                return Err(Error::new(
-                    Code::InvalidLimit,
-                    format!("filter option `{name}` must be an integer from {low} to {high}"),
-                ));
-            }
-        }
-        Ok(())
+/// Refuses options that hold a policy option outside `policy`, with a
+/// hint: the policy one level too high would otherwise be a policy silently
+/// not in force.
+fn misplaced(value: Slot<'_>, naming: Naming) -> Result<(), Error> {
+    let mut names = Vec::new();
+    options::names(&policy_options(), naming, &mut names);
+    let misplaced = value
+        .tree()
+        .members()
+        .find(|(name, _)| names.contains(name));
+    match (value, misplaced) {
+        (Slot::Object(_), Some((name, _))) => Err(Error::new(
+            Code::UnknownOption,
+            format!("filter options have no option `{name}`: policy options go in `policy`"),
+        )),
+        _ => Ok(()),
     }
 }
 
 impl FromOptions for FilterOptions {
     const WHAT: &'static str = "filter options";
-    const NAMES: &'static [&'static str] = &[
-        "policy",
-        "liftLegacy",
-        "invocationKeys",
-        "uiKeys",
-        "maxBatch",
-        "maxDepth",
-        "auditArguments",
+    const MEMBERS: &'static [Member] = &[
+        Member::Option(POLICY),
+        Member::Option(LIFT_LEGACY),
+        Member::Option(INVOCATION_KEYS),
+        Member::Option(UI_KEYS),
+        Member::Option(MAX_BATCH),
+        Member::Option(MAX_DEPTH),
+        Member::Option(AUDIT_ARGUMENTS),
     ];
 
-    fn from_options(options: &Options) -> Result<Self, Error> {
+    fn read(options: &Options) -> Result<Self, Error> {
         let default = FilterOptions::default();
-        let policy = match options.get("policy") {
+        let policy = match options.get(POLICY) {
             Slot::Absent => None,
             slot => Some(Policy::from_options(&Options::new(
                 slot,
                 "filter policy",
-                policy_names(),
+                &policy_options(),
+                options.naming(),
             )?)?),
         };
         Ok(FilterOptions {
             policy,
-            lift_legacy: options.boolean("liftLegacy")?.unwrap_or(false),
-            invocation_keys: options.strings("invocationKeys")?.unwrap_or_default(),
-            ui_keys: options.strings("uiKeys")?.unwrap_or_default(),
-            max_batch: options.limit("maxBatch")?.unwrap_or(default.max_batch),
-            max_depth: options.limit("maxDepth")?.unwrap_or(default.max_depth),
+            lift_legacy: options.boolean(LIFT_LEGACY)?.unwrap_or(false),
+            invocation_keys: options.strings(INVOCATION_KEYS)?.unwrap_or_default(),
+            ui_keys: options.strings(UI_KEYS)?.unwrap_or_default(),
+            max_batch: options.limit(MAX_BATCH)?.unwrap_or(default.max_batch),
+            max_depth: options.limit(MAX_DEPTH)?.unwrap_or(default.max_depth),
             audit_arguments: options
-                .choice("auditArguments", &AuditArguments::CHOICES)?
+                .choice(AUDIT_ARGUMENTS, &AuditArguments::CHOICES)?
                 .unwrap_or_default(),
         })
     }
+
+    fn check_as(&self, naming: Naming) -> Result<(), Error> {
+        self.check(naming).map(drop)
+    }
+
+    /// Refuses a policy option outside `policy` before anything else.
+    fn read_as(value: Slot<'_>, naming: Naming) -> Result<Self, Error> {
+        misplaced(value, naming)?;
+        Self::from_options(&Options::new(value, Self::WHAT, Self::MEMBERS, naming)?)
+    }
 }
+
+options::deserialize_by_rust_names!(FilterOptions);
 
 /// What a gateway knows of a body it filters: recorded as witnessed.
 ///
@@ -265,6 +270,11 @@ impl FromOptions for FilterOptions {
 ///
 /// let context = FilterContext { session_id: Some("s-1".into()), ..FilterContext::default() };
 /// assert_eq!(context.session_id.as_deref(), Some("s-1"));
+///
+/// // Or deserialized by the field names (feature `value`): headers as an object.
+/// let context: FilterContext = serde_json::from_str(r#"{"session_id": "s-1", "headers": {"content-type": "application/json"}}"#)?;
+/// assert_eq!(context.headers.as_deref(), Some(&[("content-type".to_owned(), "application/json".to_owned())][..]));
+/// # Ok::<(), serde_json::Error>(())
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FilterContext {
@@ -283,7 +293,8 @@ pub struct FilterContext {
 }
 
 impl FilterContext {
-    /// Reads a context from JSON with the JS names (`null` for none).
+    /// Reads a context from JSON with the JS names (`null` for none);
+    /// messages name the options as JS does.
     ///
     /// # Examples
     ///
@@ -300,25 +311,36 @@ impl FilterContext {
     }
 }
 
+/// The request's headers, in a filter's context.
+const HEADERS: Name = Name::new("headers", "headers");
+
 impl FromOptions for FilterContext {
     const WHAT: &'static str = "filter context";
-    const NAMES: &'static [&'static str] = &["receivedAt", "principal", "sessionId", "headers"];
+    const MEMBERS: &'static [Member] = &[
+        Member::Option(audit::RECEIVED_AT),
+        Member::Option(audit::PRINCIPAL),
+        Member::Option(audit::SESSION_ID),
+        Member::Option(HEADERS),
+    ];
 
-    fn from_options(options: &Options) -> Result<Self, Error> {
+    /// What it shares with an audit context, read as that is; then the headers.
+    fn read(options: &Options) -> Result<Self, Error> {
         let AuditContext {
             received_at,
             principal,
             session_id,
             ..
-        } = AuditContext::from_options(options)?;
+        } = AuditContext::read(options)?;
         Ok(FilterContext {
             received_at,
             principal,
             session_id,
-            headers: options.pairs("headers")?,
+            headers: options.pairs(HEADERS)?,
         })
     }
 }
+
+options::deserialize_by_rust_names!(FilterContext);
 
 /// The key of a kind of `_meta` entry in the list the filter reads: the
 /// standard one first, then the vendor keys, each once.
@@ -333,38 +355,64 @@ fn keys_of(standard: &str, vendor: &[String]) -> Vec<String> {
 }
 
 impl FilterOptions {
-    /// Checks the options; the keys the filter reads.
-    pub(super) fn check(&self) -> Result<Keys, Error> {
+    /// Checks the options, naming them as `naming` says; the keys the
+    /// filter reads. No key the filter reads an entry under may be one its
+    /// policy reads correlation ids from: the policy's own check knows only
+    /// the policy's keys, which in a filter are the defaults, and such a
+    /// key, read as an entry, was never read as a correlation id.
+    pub(super) fn check(&self, naming: Naming) -> Result<Keys, Error> {
+        let invocation = keys_of(AI_INVOCATION_KEY, &self.invocation_keys);
+        let ui = keys_of(UI_KEY, &self.ui_keys);
         if let Some(policy) = &self.policy {
             if policy.keys != KeyOptions::default() {
                 return Err(Error::new(
                     Code::UnknownOption,
-                    "a filter's policy holds no keys: the filter's keys are `invocationKeys` and `uiKeys`",
+                    format!(
+                        "a filter's policy holds no keys: the filter's keys are `{}` and `{}`",
+                        INVOCATION_KEYS.get(naming),
+                        UI_KEYS.get(naming)
+                    ),
                 ));
             }
-            policy.check()?;
+            let entries: Vec<String> = invocation.iter().chain(&ui).cloned().collect();
+            policy.check_reading(naming, &entries)?;
         }
-        self.check_limits()?;
-        let invocation = keys_of(AI_INVOCATION_KEY, &self.invocation_keys);
-        let ui = keys_of(UI_KEY, &self.ui_keys);
+        for (name, value, (low, high)) in [
+            (MAX_BATCH, self.max_batch, BATCH_LIMITS),
+            (MAX_DEPTH, self.max_depth, DEPTH_LIMITS),
+        ] {
+            if !(low..=high).contains(&value) {
+                return Err(Error::new(
+                    Code::InvalidLimit,
+                    format!(
+                        "filter option `{}` must be an integer from {low} to {high}",
+                        name.get(naming)
+                    ),
+                ));
+            }
+        }
         for key in invocation.iter().skip(1) {
             KeyOptions {
                 invocation_key: Some(key.clone()),
                 ui_key: None,
             }
-            .check()?;
+            .check_as(naming)?;
         }
         for key in ui.iter().skip(1) {
             KeyOptions {
                 invocation_key: None,
                 ui_key: Some(key.clone()),
             }
-            .check()?;
+            .check_as(naming)?;
         }
         if invocation.iter().any(|key| ui.contains(key)) {
             return Err(Error::new(
                 Code::ConflictingKeys,
-                "options `invocationKeys` and `uiKeys` name the same key; the two entries need keys of their own",
+                format!(
+                    "options `{}` and `{}` name the same key; the two entries need keys of their own",
+                    INVOCATION_KEYS.get(naming),
+                    UI_KEYS.get(naming)
+                ),
             ));
         }
         Ok(Keys { invocation, ui })
@@ -376,11 +424,18 @@ impl FilterOptions {
 /// # Examples
 ///
 /// ```
-/// use mcp_provenance::wire::GatewayOptions;
+/// use mcp_provenance::GatewayOptions;
 ///
 /// let options = GatewayOptions::default();
 /// assert!(options.echo && options.paths.is_none());
 /// assert_eq!((options.max_body_bytes, options.max_answer_bytes, options.max_sessions), (1 << 20, 16 << 20, 10_000));
+///
+/// // Or deserialized by the field names (feature `value`): the filter's in `filter`.
+/// let options: GatewayOptions = serde_json::from_str(r#"{"filter": {"lift_legacy": true}, "paths": ["/mcp"]}"#)?;
+/// assert!(options.filter.lift_legacy);
+/// let err = serde_json::from_str::<GatewayOptions>(r#"{"max_sessions": 0}"#).unwrap_err();
+/// assert_eq!(err.to_string(), "option `max_sessions` must be a positive integer");
+/// # Ok::<(), serde_json::Error>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GatewayOptions {
@@ -416,64 +471,98 @@ impl Default for GatewayOptions {
     }
 }
 
-/// The middleware's own option names; the filter's are beside them.
-const OWN_NAMES: [&str; 5] = [
-    "echo",
-    "maxBodyBytes",
-    "maxAnswerBytes",
-    "maxSessions",
-    "paths",
-];
+// The middleware's own options, by their two names.
+const ECHO: Name = Name::new("echo", "echo");
+const MAX_BODY_BYTES: Name = Name::new("max_body_bytes", "maxBodyBytes");
+const MAX_ANSWER_BYTES: Name = Name::new("max_answer_bytes", "maxAnswerBytes");
+const MAX_SESSIONS: Name = Name::new("max_sessions", "maxSessions");
+const PATHS: Name = Name::new("paths", "paths");
+
+/// Each path begins with `/`.
+fn check_paths(paths: Option<&[String]>, naming: Naming) -> Result<(), Error> {
+    for (index, path) in paths.unwrap_or_default().iter().enumerate() {
+        if !path.starts_with('/') {
+            return Err(Error::new(
+                Code::InvalidOption,
+                format!(
+                    "option `{}[{index}]` must begin with \"/\"",
+                    PATHS.get(naming)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A bound of the middleware's own is positive.
+fn positive(name: Name, value: u32, naming: Naming) -> Result<u32, Error> {
+    match value {
+        0 => Err(Error::new(
+            Code::InvalidLimit,
+            format!("option `{}` must be a positive integer", name.get(naming)),
+        )),
+        value => Ok(value),
+    }
+}
 
 impl GatewayOptions {
-    /// Reads the options from their JS names: the filter's and the
-    /// middleware's own, in one object.
-    #[doc(hidden)]
-    pub fn from_slot(value: Slot<'_>) -> Result<Self, Error> {
-        FilterOptions::misplaced(value)?;
-        let names: Vec<&str> = FilterOptions::NAMES
-            .iter()
-            .copied()
-            .chain(OWN_NAMES)
-            .collect();
-        let options = Options::new(value, "middleware options", &names)?;
-        let default = GatewayOptions::default();
-        let positive = |name: &str, value: Option<u32>, default: u32| match value {
-            None => Ok(default),
-            Some(0) => Err(Error::new(
-                Code::InvalidLimit,
-                format!("option `{name}` must be a positive integer"),
-            )),
-            Some(value) => Ok(value),
-        };
-        let paths = options.strings("paths")?;
-        for (index, path) in paths.iter().flatten().enumerate() {
-            if !path.starts_with('/') {
-                return Err(Error::new(
-                    Code::InvalidOption,
-                    format!("option `paths[{index}]` must begin with \"/\""),
-                ));
-            }
+    /// Checks the middleware's own options (its filter's are the filter's
+    /// to check), naming them as `naming` says.
+    pub(super) fn check_own(&self, naming: Naming) -> Result<(), Error> {
+        check_paths(self.paths.as_deref(), naming)?;
+        for (name, value) in [
+            (MAX_BODY_BYTES, self.max_body_bytes),
+            (MAX_ANSWER_BYTES, self.max_answer_bytes),
+            (MAX_SESSIONS, self.max_sessions),
+        ] {
+            positive(name, value, naming)?;
         }
+        Ok(())
+    }
+}
+
+impl FromOptions for GatewayOptions {
+    const WHAT: &'static str = "middleware options";
+    const MEMBERS: &'static [Member] = &[
+        Member::Inline(FILTER),
+        Member::Option(ECHO),
+        Member::Option(MAX_BODY_BYTES),
+        Member::Option(MAX_ANSWER_BYTES),
+        Member::Option(MAX_SESSIONS),
+        Member::Option(PATHS),
+    ];
+
+    /// Reads the options: in JS the filter's and the middleware's own in
+    /// one object. The paths are checked first and each bound as it is
+    /// read, in the order JS and Python have always been answered in.
+    fn read(options: &Options) -> Result<Self, Error> {
+        let naming = options.naming();
+        let default = GatewayOptions::default();
+        let bound = |name: Name, default: u32| {
+            positive(name, options.limit(name)?.unwrap_or(default), naming)
+        };
+        let paths = options.strings(PATHS)?;
+        check_paths(paths.as_deref(), naming)?;
         Ok(GatewayOptions {
-            filter: FilterOptions::from_options(&options)?,
-            echo: options.boolean("echo")?.unwrap_or(default.echo),
-            max_body_bytes: positive(
-                "maxBodyBytes",
-                options.limit("maxBodyBytes")?,
-                default.max_body_bytes,
-            )?,
-            max_answer_bytes: positive(
-                "maxAnswerBytes",
-                options.limit("maxAnswerBytes")?,
-                default.max_answer_bytes,
-            )?,
-            max_sessions: positive(
-                "maxSessions",
-                options.limit("maxSessions")?,
-                default.max_sessions,
-            )?,
+            filter: FilterOptions::read(&options.inline(FILTER)?)?,
+            echo: options.boolean(ECHO)?.unwrap_or(default.echo),
+            max_body_bytes: bound(MAX_BODY_BYTES, default.max_body_bytes)?,
+            max_answer_bytes: bound(MAX_ANSWER_BYTES, default.max_answer_bytes)?,
+            max_sessions: bound(MAX_SESSIONS, default.max_sessions)?,
             paths,
         })
     }
+
+    fn check_as(&self, naming: Naming) -> Result<(), Error> {
+        self.check_own(naming)?;
+        self.filter.check(naming).map(drop)
+    }
+
+    /// Refuses a policy option outside `policy` before anything else.
+    fn read_as(value: Slot<'_>, naming: Naming) -> Result<Self, Error> {
+        misplaced(value, naming)?;
+        Self::from_options(&Options::new(value, Self::WHAT, Self::MEMBERS, naming)?)
+    }
 }
+
+options::deserialize_by_rust_names!(GatewayOptions);

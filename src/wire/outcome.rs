@@ -28,6 +28,7 @@ const INVALID_PARAMS: i32 = -32602;
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum MessageKind {
     /// A string `method` and a string or number `id`.
     Request,
@@ -55,6 +56,7 @@ pub enum MessageKind {
 /// ```
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Seen {
     /// Its place in a batch.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -120,6 +122,7 @@ impl Seen {
 
 /// What a gateway does with a body.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum Verdict<'b> {
     /// Send `body` upstream (borrowed: exactly as it came), and answer the
     /// refused requests of a batch with `replies` beside the upstream's answer.
@@ -142,6 +145,7 @@ pub enum Verdict<'b> {
 
 /// What the filter decided for one body.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Outcome<'b> {
     /// Forward, or reject.
     pub verdict: Verdict<'b>,

@@ -15,7 +15,7 @@ const INTERNAL_ERROR: i32 = -32603;
 /// # Examples
 ///
 /// ```
-/// use mcp_provenance::wire::Own;
+/// use mcp_provenance::__bindings::wire::Own;
 ///
 /// assert_eq!(Own::AnswerUnreadable.code(), "answer-unreadable");
 /// ```
@@ -135,7 +135,7 @@ impl Answer {
     /// # Examples
     ///
     /// ```
-    /// use mcp_provenance::wire::{Gateway, GatewayOptions};
+    /// use mcp_provenance::{Gateway, GatewayOptions};
     ///
     /// let gateway = Gateway::new(GatewayOptions { max_body_bytes: 16, ..GatewayOptions::default() })?;
     /// let answer = gateway.begin("POST", "/mcp", &[("content-length", "17")]).too_large();

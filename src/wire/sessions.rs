@@ -27,11 +27,11 @@ use super::turns::Awaiting;
 
 /// How many forwarded requests are remembered for resumed streams, over
 /// all sessions.
-pub const MAX_REMEMBERED: usize = 10_000;
+pub(super) const MAX_REMEMBERED: usize = 10_000;
 /// The most bytes of `turnId`s one remembered request may hold.
-pub const MAX_NOTE_BYTES: usize = 1024;
+pub(super) const MAX_NOTE_BYTES: usize = 1024;
 /// The longest event id remembered.
-pub const MAX_EVENT_ID_BYTES: usize = 256;
+pub(super) const MAX_EVENT_ID_BYTES: usize = 256;
 
 /// The sessions the app issued, and the requests forwarded in each.
 #[derive(Debug, Default)]

@@ -11,7 +11,7 @@ pub enum Start {
     Pass,
     /// To the app as it came, its answer through the exchange (a GET stream, a DELETE).
     Watch,
-    /// Read the body (up to the bound), then [`Exchange::admit`] it.
+    /// Read the body (up to the bound), then [`Exchange::admit`](super::Exchange::admit) it.
     Read,
 }
 
@@ -36,7 +36,7 @@ impl Head {
     /// # Examples
     ///
     /// ```
-    /// use mcp_provenance::wire::Head;
+    /// use mcp_provenance::__bindings::wire::Head;
     ///
     /// let head = Head { status: 200, edits: vec![("content-length", None), ("content-length", Some("2".into()))], passes: false };
     /// let edited = head.edited(&[("Content-Length", "9"), ("mcp-session-id", "s-1")]);

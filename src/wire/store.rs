@@ -39,7 +39,7 @@ pub const SESSION_TTL_SECONDS: u32 = 86_400;
 /// # Examples
 ///
 /// ```
-/// use mcp_provenance::wire::session_key;
+/// use mcp_provenance::__bindings::wire::session_key;
 ///
 /// // As `printf s-1 | sha256sum` gives it.
 /// assert_eq!(session_key("s-1"), "6a840baf5d8c3ff241688aeb14546e653774cd5387faf1cb982b0fbbf1fbb810");

@@ -20,13 +20,14 @@ use crate::json::doc::Raw;
 /// # Examples
 ///
 /// ```
-/// use mcp_provenance::wire::Got;
+/// use mcp_provenance::Got;
 ///
 /// assert_eq!(serde_json::to_value(Got::Unseen)?, "unseen");
 /// # Ok::<(), serde_json::Error>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum Got {
     /// A result.
     Result,
@@ -51,6 +52,7 @@ impl Got {
 
 /// What one request that went on got.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct Answered {
     /// Its JSON-RPC id, as its message's account has it.
     pub id: RequestId,

@@ -19,7 +19,8 @@ impl Exchange {
     /// # Examples
     ///
     /// ```
-    /// use mcp_provenance::wire::{Gateway, GatewayOptions, SessionNews, session_key};
+    /// use mcp_provenance::__bindings::wire::{SessionNews, session_key};
+    /// use mcp_provenance::{Gateway, GatewayOptions};
     ///
     /// // Two workers, each its own gateway; what they share, a store of keys (Redis).
     /// let (a, b) = (Gateway::new(GatewayOptions::default())?, Gateway::new(GatewayOptions::default())?);

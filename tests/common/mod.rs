@@ -8,5 +8,7 @@ pub fn js_class(error: &Error) -> &'static str {
     match error.kind() {
         ErrorKind::Input => "TypeError",
         ErrorKind::Range => "RangeError",
+        // As binding/src/lib.rs throws a kind it does not know of.
+        _ => "Error",
     }
 }

@@ -210,6 +210,7 @@ fn cell_5_the_filter_decides_the_same_with_any_marker_or_none() {
                 vec![],
                 json!({"status": status, "reject": body, "accounts": accounts}),
             ),
+            other => panic!("a verdict the matrix does not know: {other:?}"),
         }
     };
     let markers = markers();
@@ -260,7 +261,7 @@ fn cell_5_a_duplicated_initiator_is_refused_as_any_duplicated_member_whatever_it
         .verdict
     {
         Verdict::Reject { status, body } => (status, body),
-        Verdict::Forward { .. } => panic!("{meta} went on"),
+        other => panic!("{meta} went on: {other:?}"),
     };
     let duplicated = refusal(format!(r#""{KEY}":{{"turnId":"a","turnId":"a"}},"#));
     assert!(duplicated.1.contains("duplicate-member"));

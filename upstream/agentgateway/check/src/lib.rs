@@ -124,6 +124,8 @@ pub fn check_request(
                 None => internal("refusal not readable"),
             }
         }
+        // A verdict this build does not know of: refused (fail closed).
+        _ => internal("verdict not known"),
     }
 }
 
