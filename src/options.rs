@@ -81,6 +81,15 @@ pub(crate) fn names(members: &[Member], naming: Naming, out: &mut Vec<&'static s
     }
 }
 
+/// Whether `name` is one of `members` as `naming` names them.
+fn knows(members: &[Member], naming: Naming, name: &str) -> bool {
+    members.iter().any(|member| match (member, naming) {
+        (Member::Option(option), _) => option.get(naming) == name,
+        (Member::Inline(inline), Naming::Rust) => inline.rust == name,
+        (Member::Inline(inline), Naming::Js) => knows(inline.members, naming, name),
+    })
+}
+
 /// An options struct of the API: what messages call it, its table, and how
 /// it is read from its members and checked.
 pub trait FromOptions: Sized {
@@ -172,10 +181,17 @@ impl<'a> Options<'a> {
                 ));
             }
         };
-        let mut known = Vec::new();
-        names(members, naming, &mut known);
-        match tree.members().find(|(name, _)| !known.contains(name)) {
-            Some((name, _)) => Err(unknown(what, name, &known)),
+        // Each member's name looked up in the table, with nothing made: the
+        // list of names (for the hint) only for a name it has not.
+        match tree
+            .members()
+            .find(|(name, _)| !knows(members, naming, name))
+        {
+            Some((name, _)) => {
+                let mut known = Vec::new();
+                names(members, naming, &mut known);
+                Err(unknown(what, name, &known))
+            }
             None => Ok(Options {
                 what,
                 members: tree,

@@ -397,6 +397,39 @@ impl FromOptions for Policy {
     fn check_as(&self, naming: Naming) -> Result<(), Error> {
         self.check_reading(naming, &[])
     }
+
+    /// No options are the defaults, which hold: made without reading the
+    /// table, since a binding's `sanitize` without a policy reads them on
+    /// every call (reading them took 150 ns natively, making them 25).
+    fn read_as(value: Slot<'_>, naming: Naming) -> Result<Self, Error> {
+        match value {
+            Slot::Absent | Slot::Null => Ok(Policy::default()),
+            value => Self::from_options(&Options::new(value, Self::WHAT, Self::MEMBERS, naming)?),
+        }
+    }
 }
 
 options::deserialize_by_rust_names!(Policy);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    /// No options (absent, or `null`) are what an empty object of them
+    /// reads as, by either naming: the defaults.
+    #[cfg(feature = "value")]
+    #[test]
+    fn no_options_are_an_empty_object_of_them() {
+        let empty = serde_json::json!({});
+        for naming in [Naming::Js, Naming::Rust] {
+            let options = Options::new(Slot::of(&empty), Policy::WHAT, Policy::MEMBERS, naming);
+            let read = Policy::from_options(&options.expect("options")).expect("a policy");
+            assert_eq!(read, Policy::default());
+            for none in [Slot::Absent, Slot::Null] {
+                assert_eq!(Policy::read_as(none, naming).expect("a policy"), read);
+            }
+        }
+    }
+}

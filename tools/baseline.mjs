@@ -52,12 +52,18 @@ export function baseline(rev = BASELINE) {
     //   $(CARGO) build -p mcp-provenance-wasm --lib --target $(WASM_TARGET) --release --no-default-features --features host
     //   wasm-bindgen $(BINDGEN_FLAGS) --out-dir $(BINDGEN)/host $(WASM)   (and the same for filter)
     //   node tools/build-pkg.mjs $(BINDGEN)/host $(BINDGEN)/filter
+    // Since the outgoing module, a third, built with the profile `size`:
+    //   $(CARGO) build ... --profile size --no-default-features --features outgoing
+    //   node tools/build-pkg.mjs $(BINDGEN)/host $(BINDGEN)/filter $(BINDGEN)/outgoing
     const bindgen = join(dir, "wasm-bindgen");
-    for (const feature of ["host", "filter"]) {
-      run(cargo, ["build", "-p", "mcp-provenance-wasm", "--lib", "--target", "wasm32-unknown-unknown", "--release", "--no-default-features", "--features", feature]);
-      run("wasm-bindgen", ["--target", "web", "--experimental-reset-state-function", "--no-typescript", "--out-name", "mcp_provenance", "--out-dir", join(bindgen, feature), wasm("mcp_provenance_wasm.wasm")]);
+    const outgoing = /^outgoing = /m.test(readFileSync(join(tree, "binding", "Cargo.toml"), "utf8"));
+    const modules = [["host", "release"], ["filter", "release"], ...(outgoing ? [["outgoing", "size"]] : [])];
+    for (const [feature, profile] of modules) {
+      run(cargo, ["build", "-p", "mcp-provenance-wasm", "--lib", "--target", "wasm32-unknown-unknown", "--profile", profile, "--no-default-features", "--features", feature]);
+      const built = join(cargoTarget, "wasm32-unknown-unknown", profile, "mcp_provenance_wasm.wasm");
+      run("wasm-bindgen", ["--target", "web", "--experimental-reset-state-function", "--no-typescript", "--out-name", "mcp_provenance", "--out-dir", join(bindgen, feature), built]);
     }
-    run(process.execPath, ["tools/build-pkg.mjs", join(bindgen, "host"), join(bindgen, "filter")]);
+    run(process.execPath, ["tools/build-pkg.mjs", ...modules.map(([feature]) => join(bindgen, feature))]);
   } else {
     // Before it (as of 7408524), one module:
     //   $(CARGO) build --lib --target wasm32-unknown-unknown --release --no-default-features --features npm
