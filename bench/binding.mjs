@@ -3,7 +3,8 @@
 // beside pkg/ as make build left it. The calls: the object API's three
 // (validate, sanitize, stampInitiator, alone and in a row, as
 // bench/compare.mjs times them), attachInvocation and auditRecord, on the
-// SEP-2817 example request; the gateway's filter on the example and on 0.7 MB
+// SEP-2817 example request; sanitize and auditRecord given a policy, and the
+// same of a createProvenance of it; the gateway's filter on the example and on 0.7 MB
 // of rows (bench/filter.mjs's bodies), as text and as bytes; and
 // `mcp-provenance check` (each package's command, as bench/check.mjs runs it)
 // on two captures of bench/capture.mjs, in child processes, its wall time and
@@ -56,7 +57,9 @@ const packages = { before: pkg, after: process.argv.includes("--after") ? resolv
 // The copies, beside the captures, in one directory removed at the end.
 const dir = mkdtempSync(join(tmpdir(), "binding-bench-"));
 process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
-/** Per side, its instances: each a copy of the package's manifest and dist/, its two entries, a filter, and its command. */
+/** A deployment's own policy: given to each call, or bound once by createProvenance. */
+const POLICY = { userIntent: "redact", maxIntentBytes: 512 };
+/** Per side, its instances: each a copy of the package's manifest and dist/, its two entries, a createProvenance of POLICY, a filter, and its command. */
 const sides = { before: [], after: [] };
 for (let i = 0; i < instances; i++) {
   // Loaded in turns, which first alternating: where an instance's memory
@@ -67,7 +70,7 @@ for (let i = 0; i < instances; i++) {
     cpSync(join(packages[side], "dist"), join(to, "dist"), { recursive: true });
     const entry = (file) => import(pathToFileURL(join(to, "dist", file)).href);
     const [api, gateway] = [await entry("index.mjs"), await entry("gateway.mjs")];
-    sides[side][i] = { api, filter: gateway.createFilter(), bin: join(to, "dist", "bin", "mcp-provenance.mjs") };
+    sides[side][i] = { api, bound: api.createProvenance(POLICY), filter: gateway.createFilter(), bin: join(to, "dist", "bin", "mcp-provenance.mjs") };
   }
 }
 
@@ -91,6 +94,10 @@ const calls = [
   ["validate + sanitize + stampInitiator", 100, 40, (s) => () => s.api.validate(sep).valid && s.api.stampInitiator(s.api.sanitize(sep).message)],
   ["attachInvocation", 100, 40, (s) => () => s.api.attachInvocation(bare, invocation)],
   ["auditRecord", 100, 40, (s) => () => s.api.auditRecord(sep)],
+  ["sanitize, given a policy", 100, 40, (s) => () => s.api.sanitize(sep, POLICY)],
+  ["auditRecord, given a context and policy", 100, 40, (s) => () => s.api.auditRecord(sep, { sessionId: "s-1", policy: POLICY })],
+  ["createProvenance(policy).sanitize", 100, 40, (s) => () => s.bound.sanitize(sep)],
+  ["createProvenance(policy).auditRecord", 100, 40, (s) => () => s.bound.auditRecord(sep, { sessionId: "s-1" })],
   ["filter, SEP example (text)", 20, 40, (s) => () => s.filter(example), outcome],
   ["filter, SEP example (bytes)", 20, 40, (s) => () => s.filter(bytes.example), outcome],
   ["filter, 0.7 MB of rows (text)", 1, 120, (s) => () => s.filter(big), outcome],

@@ -2,28 +2,19 @@
 // layout is in binding/src/answer.rs) and carries out its edits on the copy
 // the writer made as it read the input (its snapshots of the objects on the
 // way to each place read), sharing every other member. What only the filter
-// module answers is read in outcome.mjs.
+// module answers is read in outcome.mjs; reports and changes, which only the
+// host module answers, in report.mjs.
 
-import { table } from "../table.mjs";
+import { PLACE_KEYS, table } from "../table.mjs";
 import { THREW, put } from "./writer.mjs";
 
 const decoder = new TextDecoder();
-const f64 = new Float64Array(1);
-const f64Bytes = new Uint8Array(f64.buffer);
 /** No field, no member: a place's own value. */
 const NONE = table.none.field;
 /** Each choice's bytes by name, as the table lists them (binding/src/answer.rs `kinds!`). */
 export const byteOf = (names) => Object.fromEntries(names.map((kind, at) => [kind, at]));
 const PUT = byteOf(table.puts);
-const ID = byteOf(table.ids);
-const REDACTION = byteOf(table.redactions);
 
-/** The keys from the message down to each place, in the table's order. */
-const PLACE_KEYS = [];
-(function walk(node, keys) {
-  PLACE_KEYS[node.place] = keys;
-  for (const child of node.children) walk(child, [...keys, child.key]);
-})(table.message, []);
 
 export class Answer {
   constructor(bytes, at) {
@@ -40,12 +31,6 @@ export class Answer {
     const p = this.at;
     this.at += 4;
     return (b[p] | (b[p + 1] << 8) | (b[p + 2] << 16) | (b[p + 3] << 24)) >>> 0;
-  }
-
-  f64() {
-    f64Bytes.set(this.bytes.subarray(this.at, this.at + 8));
-    this.at += 8;
-    return f64[0];
   }
 
   str() {
@@ -73,91 +58,14 @@ export class Answer {
     return texts;
   }
 
-
-
   opt() {
     return this.u8() === 0 ? undefined : this.str();
-  }
-
-  /** `len:u32 byte[len]`, a view of the answer (a copy already, the caller's own). */
-  view() {
-    const length = this.u32();
-    this.at += length;
-    return this.bytes.subarray(this.at - length, this.at);
-  }
-
-
-
-
-  diagnostics() {
-    const diagnostics = [];
-    for (let n = this.u32(); n > 0; n--) {
-      const code = table.codes[this.u8()];
-      const severity = table.severities[this.u8()];
-      const rule = table.rules[this.u8()];
-      diagnostics.push({ code, severity, rule, path: this.str(), message: this.str() });
-    }
-    return diagnostics;
-  }
-
-  report() {
-    const valid = this.u8() === 1;
-    return { valid, diagnostics: this.diagnostics() };
-  }
-
-  changes() {
-    const changes = [];
-    for (let n = this.u32(); n > 0; n--) {
-      const action = table.actions[this.u8()];
-      const path = this.str();
-      changes.push({ action, path, rule: table.rules[this.u8()] });
-    }
-    return changes;
-  }
-
-  record() {
-    const record = { method: this.str() };
-    const tool = this.opt();
-    if (tool !== undefined) record.tool = tool;
-    const id = this.u8();
-    if (id === ID.number) record.requestId = this.f64();
-    else if (id === ID.string) record.requestId = this.str();
-    const asserted = {};
-    for (const name of table.record.clientAsserted) {
-      const text = this.opt();
-      if (text !== undefined) asserted[name] = text;
-    }
-    const redacted = this.u8();
-    if (redacted !== REDACTION.unsaid) asserted.userIntentRedacted = redacted === REDACTION.redacted;
-    const ids = this.u32();
-    if (ids > 0) {
-      asserted.correlation = [];
-      for (let n = ids; n > 0; n--) {
-        const id = { kind: table.correlation.kinds[this.u8()], value: this.str(), key: this.str() };
-        const member = this.opt();
-        if (member !== undefined) id.member = member;
-        asserted.correlation.push(id);
-      }
-    }
-    record.clientAsserted = asserted;
-    const initiator = this.opt();
-    record.hostAttested = initiator === undefined ? {} : { initiator };
-    const witnessed = {};
-    for (const name of table.record.witnessed) {
-      const text = this.opt();
-      if (text !== undefined) witnessed[name] = text;
-    }
-    record.witnessed = witnessed;
-    record.diagnostics = this.diagnostics();
-    record.valid = this.u8() === 1;
-    return record;
   }
 }
 
 /** An own member of an object, or undefined. */
 const own = (object, name) =>
   typeof object === "object" && object !== null && Object.hasOwn(object, name) ? object[name] : undefined;
-
 
 /** A plain JSON copy of a value the core read whole. */
 function clone(value) {

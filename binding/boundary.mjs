@@ -18,7 +18,7 @@ export function coded(Kind, code, message) {
 /**
  * The boundary of one module: `glue`, its wasm-bindgen glue (as a module
  * namespace), `wasm`, its bytes in base64; `started(exports)`, run with each
- * instance that starts. Its `guard`, `instance`, `start` and `answer`.
+ * instance that starts. Its `guard`, `instance`, `live`, `start` and `answer`.
  */
 export function boundary(glue, wasm, started = () => {}) {
   /** Whether an instance is in use: none before the first call, nor after a trap. */
@@ -53,6 +53,11 @@ export function boundary(glue, wasm, started = () => {}) {
   function instance() {
     if (!running) start();
     return instances;
+  }
+
+  /** Whether instance `number` (see `instance`) is the one in use. */
+  function live(number) {
+    return running && instances === number;
   }
 
   /**
@@ -117,5 +122,5 @@ export function boundary(glue, wasm, started = () => {}) {
     return error;
   }
 
-  return { answer, guard, instance, start };
+  return { answer, guard, instance, live, start };
 }

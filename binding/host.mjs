@@ -3,8 +3,11 @@
 // dist/wasm-host.mjs (see object.mjs).
 import { wasm } from "../wasm-host.mjs";
 import * as glue from "./glue-host.mjs";
+import { held } from "./held.mjs";
 import { objectModule } from "./object.mjs";
 
 export { glue };
 
-export const { answer, call, guard, instance, start } = objectModule(glue, wasm);
+const crossing = objectModule(glue, wasm);
+export const { answer, call, guard, handle, instance, start } = crossing;
+export const bind = held({ ...crossing, glue });

@@ -6,6 +6,23 @@
 import { table } from "../table.mjs";
 import { Answer, byteOf } from "./answer.mjs";
 
+const f64Value = new Float64Array(1);
+const f64Bytes = new Uint8Array(f64Value.buffer);
+
+/** An answer's next `f64`. */
+function f64(a) {
+  f64Bytes.set(a.bytes.subarray(a.at, a.at + 8));
+  a.at += 8;
+  return f64Value[0];
+}
+
+/** `len:u32 byte[len]`, a view of the answer (a copy already, the caller's own). */
+function view(a) {
+  const length = a.u32();
+  a.at += length;
+  return a.bytes.subarray(a.at - length, a.at);
+}
+
 const decoder = new TextDecoder();
 const VERDICT = byteOf(table.verdicts);
 const LINE = byteOf(table.lineKinds);
@@ -172,7 +189,7 @@ export function stepOf(a, given) {
   }
   const pieces = [];
   for (let n = a.u32(); n > 0; n--) {
-    pieces.push(a.u8() === PIECE.given ? given.subarray(a.u32(), a.u32()) : a.view());
+    pieces.push(a.u8() === PIECE.given ? given.subarray(a.u32(), a.u32()) : view(a));
   }
   return { head, pieces, over: a.u8() === 1 };
 }
@@ -180,8 +197,8 @@ export function stepOf(a, given) {
 /** What a piece of a capture `check` read came to (binding/src/answer.rs `line`): `{out, sanitized, counts, exit, hint}`. */
 export function lineOf(a) {
   const out = a.str();
-  const sanitized = a.view();
+  const sanitized = view(a);
   const counts = {};
-  for (let n = a.u32(); n > 0; n--) counts[a.str()] = a.f64();
+  for (let n = a.u32(); n > 0; n--) counts[a.str()] = f64(a);
   return { out, sanitized, counts, exit: a.u8(), hint: a.opt() };
 }

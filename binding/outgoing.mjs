@@ -7,4 +7,4 @@ import { wasm } from "../wasm-outgoing.mjs";
 import * as glue from "./glue-outgoing.mjs";
 import { objectModule } from "./object.mjs";
 
-export const { call, instance } = objectModule(glue, wasm);
+export const { call, handle, instance } = objectModule(glue, wasm);

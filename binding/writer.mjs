@@ -11,7 +11,7 @@
 
 import { table } from "../table.mjs";
 
-const { ABSENT, NULL, FALSE, TRUE, NUMBER, NUMBER_TEXT, STRING, ARRAY, OBJECT, ARRAY_WHOLE, OBJECT_WHOLE, UNREADABLE, CUT, LOSSY } = table.tags;
+const { ABSENT, NULL, FALSE, TRUE, NUMBER, NUMBER_TEXT, STRING, ARRAY, OBJECT, ARRAY_WHOLE, OBJECT_WHOLE, UNREADABLE, LOSSY } = table.tags;
 const { WHOLE } = table.flags;
 const {
   record: RECORD, records: RECORDS_ROOM, unfinished: UNFINISHED,
@@ -20,8 +20,6 @@ const {
 } = table.limits;
 const { records: RECORDS, strings: STRINGS, values: VALUES } = table.areas;
 const WHAT = Object.fromEntries(table.what.map((name, index) => [name, index]));
-const KEY_OPTIONS = table.keyOptions;
-const CORRELATION_OPTION = table.correlation.option;
 /** No field, no member: a place's own value. */
 const NONE = table.none.field;
 /** How much of a member name too long to read names it in a pointer. */
@@ -110,7 +108,7 @@ export class Writer {
      * out, or THREW, for which it is refused.
      */
     this.odd = [];
-    /** The CUT and LOSSY flags of the string being written. */
+    /** The LOSSY flag of the string being written. */
     this.flags = 0;
     this.ancestors = [];
     /** Whole containers opened in the values area and not yet closed. */
@@ -140,7 +138,6 @@ export class Writer {
     const r = this.recordsAt;
     this.bytes[r] = op;
     this.bytes[r + 1] = flags;
-    this.data.setUint32(r + 4, cut, true);
     this.r = r + RECORD;
     this.s = 0;
     this.v = 0;
@@ -250,11 +247,9 @@ export class Writer {
     if (stop) throw STOP;
   }
 
-  /** `text` cut at `this.cut` code units, never inside a surrogate pair; CUT joins `this.flags` when it was. */
+  /** `text` cut at `this.cut` code units, never inside a surrogate pair. */
   cutText(text) {
-    if (this.cut === 0 || text.length <= this.cut) return text;
-    this.flags |= CUT;
-    return cutAt(text, this.cut);
+    return this.cut === 0 || text.length <= this.cut ? text : cutAt(text, this.cut);
   }
 
   /**
@@ -402,8 +397,8 @@ export class Writer {
     else this.close(at, count);
   }
 
-  /** A record for all of `value`, as JSON.stringify reads it; the string key options among its members go into `keys`. */
-  whole(value, keys) {
+  /** A record for all of `value`, as JSON.stringify reads it. */
+  whole(value) {
     if (typeof value !== "object" || value === null) return this.value(value);
     if (!Array.isArray(value) && !isPlain(value)) return this.unreadable(WHAT.notPlain);
     // The record first: should the reading stop inside, it points at what is unfinished.
@@ -411,7 +406,7 @@ export class Writer {
     this.bytes[r] = Array.isArray(value) ? ARRAY_WHOLE : OBJECT_WHOLE;
     this.data.setUint32(r + 8, this.v, true);
     this.r = r + RECORD;
-    this.compact(value, keys);
+    this.compact(value);
   }
 
   // --- The values area: the compact form ----------------------------------
@@ -541,10 +536,9 @@ export class Writer {
   /**
    * All of `value` in the values area, as JSON.stringify reads it (without
    * calling toJSON); while snapshotting, what was read as a plain JSON
-   * value of its own (else undefined for a container). The names of an
-   * object's members, as written, go into `names` when given.
+   * value of its own (else undefined for a container).
    */
-  compact(value, keys, names) {
+  compact(value) {
     if (++this.values > MAX_VALUES) return this.stop(WHAT.tooMany);
     if (typeof value !== "object" || value === null) {
       this.scalar(value);
@@ -578,13 +572,8 @@ export class Writer {
       for (const name of Object.keys(value)) {
         const item = this.member(value, name);
         if (item === undefined) continue;
-        if (keys !== undefined && KEY_OPTIONS.includes(name) && typeof item === "string") keys[name] = item;
-        // A policy's correlation keys, as read: the members of `_meta` to read beside the known ones.
-        const correlation = keys !== undefined && name === CORRELATION_OPTION ? [] : undefined;
-        const itemRead = this.compact(item, undefined, correlation);
-        if (correlation !== undefined) keys[name] = correlation;
+        const itemRead = this.compact(item);
         if (read !== undefined) put(read, name, itemRead);
-        names?.push(name);
         count++;
       }
       this.close(at, count);
@@ -595,13 +584,11 @@ export class Writer {
 
   /**
    * An options argument, whole, but for its member `apart`, which is
-   * returned to be read as the message it is. Returns too the key options
-   * found in it (or in its member `keysIn`), to read the message under.
-   * Strings are never cut: one longer than an option can be stops the
-   * reading before it is copied.
+   * returned to be read as what it is (a message). Strings are never cut:
+   * one longer than an option can be stops the reading before it is copied.
    */
-  options(options, apart, keysIn) {
-    const found = { keys: {}, apart: undefined };
+  options(options, apart) {
+    let found;
     const cut = this.cut;
     this.cut = 0;
     this.longest = MAX_OPTION_CHARS;
@@ -613,13 +600,12 @@ export class Writer {
       let count = 0;
       for (const name of Object.keys(options)) {
         if (name === apart) {
-          found.apart = options[name];
+          found = options[name];
           continue;
         }
         const item = this.member(options, name);
         if (item === undefined) continue;
-        if (keysIn === undefined && KEY_OPTIONS.includes(name) && typeof item === "string") found.keys[name] = item;
-        this.compact(item, name === keysIn ? found.keys : undefined);
+        this.compact(item);
         count++;
       }
       this.close(at, count);
@@ -629,9 +615,20 @@ export class Writer {
     return found;
   }
 
-  /** Runs the tape; the module's status. */
-  run() {
-    const status = this.glue.run(this.r - this.recordsAt, this.s, this.v);
+  /**
+   * The handle of the options on the tape, read as the table's `reads`
+   * says, held by a JS value with `pin` (binding/src/handle.rs): its number,
+   * or the module's status.
+   */
+  provenance(reads, pin) {
+    const number = this.glue.provenance(reads, pin, this.r - this.recordsAt, this.s, this.v);
+    if (this.bytes.byteLength === 0) this.view();
+    return number;
+  }
+
+  /** Runs the tape under handle `handle`; the module's status. */
+  run(handle) {
+    const status = this.glue.run(handle, this.r - this.recordsAt, this.s, this.v);
     if (this.bytes.byteLength === 0) this.view();
     return status;
   }

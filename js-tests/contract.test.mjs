@@ -145,9 +145,9 @@ function assertPlain(value, at = "") {
 test("4: what a call returns is what it read, once: a getter or Proxy that changes its answer changes nothing", () => {
   const userIntent = flipping({ text: "show me" }, "note", "clean", "a\r\nINFO forged");
   const { message, changes } = api.sanitize({ method: "tools/call", params: { _meta: { [KEY]: { turnId: "t", userIntent } } } }, { unknownFields: "keep" });
-  // Keeping unknown members, the call reads again, whole: the note it decided on is the one returned.
-  assert.deepEqual(message.params._meta[KEY].userIntent, { text: "show me", note: "a  INFO forged" });
-  assert.deepEqual(changes.map((c) => [c.action, c.path]), [["neutralized", `/params/_meta/${KEY.replace("/", "~1")}/userIntent/note`]]);
+  // Keeping unknown members, the call reads them whole, once (the handle's plan says so): the note it decided on is the one returned.
+  assert.deepEqual(message.params._meta[KEY].userIntent, { text: "show me", note: "clean" });
+  assert.deepEqual(changes, []);
 
   let listed = 0;
   const envelope = new Proxy({ turnId: "t", hidden: "a\u2028b" }, {

@@ -20,21 +20,23 @@ import { root, runInChromium, userProject } from "./user.mjs";
 /**
  * The bound of the outgoing entry (`mcp-provenance/outgoing`), gzipped, wasm
  * and JS: 45 KB, the issue's (43) goal for what a front end ships to stamp
- * one field. The build measured 44,853 bytes: the outgoing module, 57.6 KB
- * raw, 26.2 KB gzipped, shipped base64 (34.5 KB gzipped), and the JS that
- * reads a request into it and applies its edits (10 KB).
+ * one field. The build measured 44,886 bytes: the outgoing module, 60.4 KB
+ * raw, 27.6 KB gzipped (its handles, options read once, among it), shipped
+ * base64, and the JS that reads a request into it and applies its edits.
  */
 const OUTGOING_BOUND = 45_000;
 
 /**
  * The bound of the host entry (the main entry's `stampInitiator`), gzipped:
- * it ships the whole object API, the host module (147.9 KB raw, 68.1 KB
- * gzipped, base64 inside JS) and the JS of every call, 97.6 KB in all as
- * measured; what stamps alone goes to the outgoing entry. The bound is that,
- * rounded up to the next KB, with 2 KB of headroom: it fails when the host
- * entry grows, or when the filter module leaks into it.
+ * it ships the whole object API, the host module (156.4 KB raw, 71.6 KB
+ * gzipped, base64 inside JS: 3.3 KB more than before handles and the
+ * record's one JSON form, whose writer and exact decimals it now holds) and
+ * the JS of every call, 100.0 KB in all as measured; what stamps alone goes
+ * to the outgoing entry. The bound is that, rounded up to the next KB, with
+ * 1 KB of headroom: it fails when the host entry grows, or when the filter
+ * module leaks into it.
  */
-const HOST_BOUND = 98 * 1024;
+const HOST_BOUND = 101 * 1024;
 
 const OUTGOING_APP = `
 import { stampInitiator, UI_KEY } from "mcp-provenance/outgoing";

@@ -46,3 +46,55 @@ test("the options are checked when the instance is made, and a call's own as str
   assert.equal(api.createProvenance().uiKey, api.UI_KEY);
   assert.ok(Object.isFrozen(mp));
 });
+
+test("options cross once: a getter of the bound options runs when the instance is made, never at a call", () => {
+  let reads = 0;
+  const options = { invocationKey: KEY, get userIntent() { reads++; return "drop"; } };
+  const bound = api.createProvenance(options);
+  const first = reads;
+  for (let i = 0; i < 3; i++) assert.deepEqual(bound.sanitize(request).message.params._meta[KEY], { turnId: "t-1" });
+  bound.auditRecord(request);
+  bound.validate(request);
+  assert.equal(reads, first, "no call read the options again");
+});
+
+test("a handle outlives a restart of the module: it is made again from the options as first read", async () => {
+  const { start } = await import("../pkg/dist/lib/host.mjs");
+  const options = { invocationKey: KEY, userIntent: "redact" };
+  const bound = api.createProvenance(options);
+  const before = bound.sanitize(request);
+  options.userIntent = "keep";
+  start();
+  assert.deepEqual(bound.sanitize(request), before);
+  assert.deepEqual(api.sanitize(request, { invocationKey: KEY }).message.params._meta[KEY].userIntent, { text: "hi" });
+});
+
+test("a call's own options are found by what they hold: changed between calls, the change is read; many, each is its own", () => {
+  const policy = { invocationKey: KEY, userIntent: "redact" };
+  assert.deepEqual(api.sanitize(request, policy).message.params._meta[KEY].userIntent, { redacted: true });
+  policy.userIntent = "drop";
+  assert.equal(api.sanitize(request, policy).message.params._meta[KEY].userIntent, undefined);
+  // More options than the module keeps handles of: each call under its own.
+  const long = { ...request, params: { ...request.params, _meta: { [KEY]: { userIntent: { text: "x".repeat(400) } } } } };
+  for (let round = 0; round < 2; round++) {
+    for (let limit = 16; limit < 16 + 40 * 8; limit += 8) {
+      const text = api.sanitize(long, { invocationKey: KEY, maxIntentBytes: limit }).message.params._meta[KEY].userIntent.text;
+      assert.ok(text.length <= limit && text.length > limit - 4, `${limit}: ${text.length}`);
+    }
+  }
+  // A bound instance keeps its own through all of it.
+  assert.deepEqual(mp.sanitize(request).message.params._meta[KEY].userIntent, { redacted: true });
+});
+
+test("a record is the JSON the filter's lines carry: a numeric id the very number sent", async () => {
+  const { createFilter } = await import("../pkg/dist/gateway.mjs");
+  for (const id of [7, -3, 1.5, 0.1, 2 ** 53 + 2, 1e21, 5e-324, 123456.789]) {
+    const sent = { jsonrpc: "2.0", id, method: "tools/call", params: { name: "q", _meta: { [api.AI_INVOCATION_KEY]: { turnId: "t" } } } };
+    const record = api.auditRecord(sent, { sessionId: "s-1" });
+    assert.ok(Object.is(record.requestId, id), String(id));
+    // What the filter records of the same request (it refuses an id written with a fraction or an exponent, MSG-2).
+    const line = JSON.parse(createFilter()(JSON.stringify(sent)).lines[0]);
+    if (/^-?\d+$/.test(JSON.stringify(id))) assert.deepEqual(record, { ...line.record, witnessed: { sessionId: "s-1" } }, String(id));
+    else assert.equal(line.record, undefined, String(id));
+  }
+});

@@ -13,6 +13,7 @@
 /// The audit record, as the bindings build it from views.
 pub mod audit {
     pub use crate::audit::{MAX_RECORDED_NAME_BYTES, READS, record};
+    pub use crate::wire::record_json as json;
 
     /// The JS name of the member of an audit context holding the policy,
     /// and with it the keys.
@@ -65,7 +66,7 @@ pub mod invocation {
 /// JSON values as the core reads them, borrowed; the npm package's compact
 /// form of them.
 pub mod json {
-    pub use crate::json::{Number, Slot, Text, Tree, compact, is_one_line};
+    pub use crate::json::{Number, Slot, Text, Tree, compact, is_one_line, write_exact};
 }
 
 /// The JS names of the key options, as every options object holds them.

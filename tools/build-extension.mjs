@@ -11,7 +11,7 @@ const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const out = join(root, "target", "extension");
 const dist = join(root, "pkg", "dist");
 /** What the package's ES entry imports, and nothing else of dist (no CommonJS, no command). */
-const MODULES = ["index.mjs", "table.mjs", "lib/api.mjs", "lib/requests.mjs", "lib/answer.mjs", "lib/boundary.mjs", "lib/object.mjs", "lib/host.mjs", "lib/glue-host.mjs", "wasm-host.mjs", "lib/writer.mjs"];
+const MODULES = ["index.mjs", "table.mjs", "lib/api.mjs", "lib/requests.mjs", "lib/answer.mjs", "lib/boundary.mjs", "lib/object.mjs", "lib/host.mjs", "lib/held.mjs", "lib/report.mjs", "lib/glue-host.mjs", "wasm-host.mjs", "lib/writer.mjs"];
 
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });

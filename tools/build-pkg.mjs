@@ -5,7 +5,7 @@
 // too, for the gateway, http and the command), each with the JS glue that
 // instantiates it and wraps its exports. <module> is host or filter.
 //   pkg/dist/*.mjs, lib/, bin/    pkg/src's modules and command, as written
-//   pkg/dist/lib/{boundary,host,filter,writer,answer}.mjs
+//   pkg/dist/lib/{boundary,object,held,host,outgoing,filter,writer,answer,report,outcome}.mjs
 //                                 the JS side of the boundary, from binding/:
 //                                 host.mjs and filter.mjs each make one
 //                                 module's boundary (lib/api.mjs imports the
@@ -60,7 +60,7 @@ mkdirSync(dist, { recursive: true });
 // The modules as they are written; what they import from beside them is generated below.
 cpSync(src, dist, { recursive: true, filter: (from) => !from.endsWith(".d.ts") });
 // The JS side of the boundary, from the folder it shares with the Rust side.
-for (const side of ["writer.mjs", "answer.mjs", "outcome.mjs", "boundary.mjs", "object.mjs", "host.mjs", "outgoing.mjs", "filter.mjs"]) copyFileSync(join(root, "binding", side), join(dist, "lib", side));
+for (const side of ["writer.mjs", "answer.mjs", "report.mjs", "outcome.mjs", "boundary.mjs", "object.mjs", "held.mjs", "host.mjs", "outgoing.mjs", "filter.mjs"]) copyFileSync(join(root, "binding", side), join(dist, "lib", side));
 /**
  * How wasm-opt shrinks each module: the outgoing module, which a front end
  * ships, as small as it goes (-Oz, run until it shrinks no more: 850 bytes
@@ -158,7 +158,14 @@ for (const entry of ["index", ...SUBPATHS]) {
 
 for (const line of sizes) console.log(line);
 
-/** dist/table.mjs: the table, and a reader of exactly its places. */
+/** The member names from `node` down to each place under it, by place. */
+function placeKeys(node, keys = [], out = []) {
+  out[node.place] = keys;
+  for (const child of node.children) placeKeys(child, [...keys, child.key], out);
+  return out;
+}
+
+/** dist/table.mjs: the table (less the tree of places, which the reader is), and a reader of exactly its places. */
 function generate(table) {
   let n = 0;
   /** A key as code: a configured one by its variable, else a string. */
@@ -220,18 +227,23 @@ function generate(table) {
 // places of the table, in its order, with plain property reads, and writes
 // them with a Writer (pkg/dist/lib/writer.mjs), naming the place of each value.
 
-export const table = ${JSON.stringify(table, null, 2)};
+export const table = ${JSON.stringify({ ...table, message: undefined }, null, 2)};
+
+/** The member names from a message down to each place, by place (a configured key as \`{ configured }\`). */
+export const PLACE_KEYS = ${JSON.stringify(placeKeys(table.message))};
 
 const { FIELDS, WHOLE } = table.flags;
 const FIELD_NAMES = ${JSON.stringify(table.envelope.map((field) => field.name))};
 const MEMBERS = ${JSON.stringify(table.envelope.map((field) => field.members))};
 
 /**
- * Reads a message: \`inv\` and \`ui\` are the keys in force, \`wanted\`
- * the other members of \`_meta\` to read (correlation ids), \`flags\` how
- * much to read. What it read the message as: its snapshot, or the value.
+ * Reads a message as a handle's \`plan\` says (binding/src/handle.rs): the
+ * keys in force, \`wanted\` the other members of \`_meta\` to read
+ * (correlation ids); \`flags\` how much to read. What it read the message
+ * as: its snapshot, or the value.
  */
-export function readMessage(w, v0, flags, inv, ui, wanted) {
+export function readMessage(w, v0, flags, plan) {
+  const { invocation: inv, ui, wanted } = plan;
 ${place(table.message, "v0", "  ").join("\n")}
   return o0 ?? v0;
 }

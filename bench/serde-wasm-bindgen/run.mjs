@@ -24,14 +24,16 @@ import { Bench } from "tinybench";
 import * as api from "../../pkg/dist/index.mjs";
 import { Answer } from "../../pkg/dist/lib/answer.mjs";
 import * as glue from "../../pkg/dist/lib/glue-host.mjs";
-import { start } from "../../pkg/dist/lib/host.mjs";
+import { guard, handle, start } from "../../pkg/dist/lib/host.mjs";
+import { changesOf, reportOf } from "../../pkg/dist/lib/report.mjs";
 import { Writer } from "../../pkg/dist/lib/writer.mjs";
 import { readMessage, table } from "../../pkg/dist/table.mjs";
 
 const swb = createRequire(import.meta.url)("./target/pkg/serde_wasm_bindgen_bench.js");
 const writer = new Writer(start().memory, glue);
 const answerAt = glue.answer_at() >>> 2;
-const KEYS = [table.keys.invocation, table.keys.ui, table.correlation.keys];
+/** The handle of no options: its number and plan (what to read). */
+const defaults = guard(() => handle("Keys", undefined));
 
 const reference = readFileSync(new URL("../../docs/reference.md", import.meta.url), "utf8");
 const sep = JSON.parse(reference.match(/A request a model made[^]*?```json\n([^]*?)```/)[1]);
@@ -42,13 +44,14 @@ flawed.params._meta.turnId = "bare";
 
 /** Runs `op` on `message` in the package's module; a copy of its answer (the next call takes the memory back). */
 function answer(op, message) {
-  writer.begin(table.ops[op], table.firstRead[op], table.limits.cut);
+  const flags = defaults.plan.flags[table.ops[op]];
+  writer.begin(table.ops[op], flags, defaults.plan.cut);
   writer.read(() => {
-    writer.options(undefined, op === "Validate" ? "request" : undefined);
-    readMessage(writer, message, table.firstRead[op], ...KEYS);
-    if (op === "Validate") readMessage(writer, undefined, table.firstRead[op], ...KEYS);
+    if (op === "AuditRecord") writer.options(undefined);
+    readMessage(writer, message, flags, defaults.plan);
+    if (op === "Validate") readMessage(writer, undefined, flags, defaults.plan);
   });
-  const length = writer.run();
+  const length = writer.run(defaults.number);
   assert.ok(length > 0);
   const at = writer.words[answerAt];
   return writer.bytes.slice(at, at + length);
@@ -57,9 +60,9 @@ function answer(op, message) {
 swb.prepare(JSON.stringify(flawed));
 const bytes = { report: answer("Validate", flawed), record: answer("AuditRecord", flawed), changes: answer("Sanitize", flawed) };
 const ours = {
-  report: () => new Answer(bytes.report, 0).report(),
-  record: () => new Answer(bytes.record, 0).record(),
-  changes: () => new Answer(bytes.changes, 0).changes(),
+  report: () => reportOf(new Answer(bytes.report, 0)),
+  record: () => JSON.parse(new Answer(bytes.record, 0).str()),
+  changes: () => changesOf(new Answer(bytes.changes, 0)),
 };
 assert.deepEqual(ours.report(), swb.report());
 assert.deepEqual(ours.record(), swb.record());
@@ -71,7 +74,7 @@ const tasks = {
   "Report, serde-wasm-bindgen": () => swb.report(),
   "Report, compact answer": ours.report,
   "AuditRecord, serde-wasm-bindgen": () => swb.record(),
-  "AuditRecord, compact answer": ours.record,
+  "AuditRecord, JSON answer": ours.record,
   "changes, serde-wasm-bindgen": () => swb.changes(),
   "changes, compact answer": ours.changes,
   "policy in, serde-wasm-bindgen": () => swb.options(policy),

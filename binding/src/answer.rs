@@ -7,12 +7,11 @@
 //! target  := place:u8 field:u8 member:u8 name:opt      (NONE: no field, no member)
 //! put     := Remove | Text str | Bool bool:u8 | Object | Json json:str
 //!            | Copy input:u8 target        (PutKind; Object: an empty one)
-//! record  := method:str tool:opt id asserted{4}:opt redacted:u8 (Redaction)
-//!            count:u32 (kind:u8 value:str key:str member:opt){count}  (correlation)
-//!            initiator:opt witnessed{3}:opt diagnostics valid:u8
+//! record  := json:str                                   (the record as the filter's lines hold it)
+//! plan    := flags:u8{ops} cut:u32 invocation:str ui:str count:u32 str{count}
+//!            (a handle's: how to read for each op, where to cut strings, the
+//!            keys in force, the members of `_meta` that may hold correlation ids)
 //! diagnostics := count:u32 (code:u8 severity:u8 rule:u8 path:str message:str){count}
-//! id      := NoId | Number f64 | String str             (IdKind)
-//! retry   := flags:u8 cut:u32                            (read the message again so)
 //! outcome := (AsItCame | Rewritten body:str | Rejected status:u32 body:str)
 //!            replies messages             (VerdictKind)
 //! replies := count:u32 str{count}
@@ -32,8 +31,8 @@
 //!
 //! A choice's first byte is one of the `kinds!` below, which the JS side
 //! reads by name from the table; every other number is as written here.
-//! The host module writes reports, changes, edits, records and retries (feature
-//! `host`), the filter module outcomes, echoes, the middleware's own
+//! The host module writes reports, changes, edits, records and plans (feature
+//! `host`; the outgoing module edits and plans), the filter module outcomes, echoes, the middleware's own
 //! answers, the steps of the way back and the lines of `check` (feature
 //! `filter`).
 
@@ -43,10 +42,10 @@ use mcp_provenance::__bindings::edit::{Edit, Put, Target};
 use mcp_provenance::__bindings::json;
 #[cfg(feature = "filter")]
 use mcp_provenance::__bindings::wire::{self, Piece, Step};
+#[cfg(feature = "outgoing")]
+use mcp_provenance::KeyOptions;
 #[cfg(feature = "filter")]
 use mcp_provenance::{AuditArguments, Outcome, Seen, Verdict};
-#[cfg(feature = "host")]
-use mcp_provenance::{AuditRecord, ClientAsserted, RequestId, Witnessed};
 #[cfg(feature = "host")]
 use mcp_provenance::{Change, Diagnostic, Report};
 #[cfg(feature = "filter")]
@@ -123,19 +122,6 @@ kinds! {
     VerdictKind as "verdicts" { AsItCame, Rewritten, Rejected }
 }
 
-#[cfg(feature = "host")]
-kinds! {
-    /// What a record's request id is: none, a number (an f64 follows) or a
-    /// string.
-    IdKind as "ids" { NoId, Number, String }
-}
-
-#[cfg(feature = "host")]
-kinds! {
-    /// What a record says of `userIntentRedacted`: nothing, false or true.
-    Redaction as "redactions" { Unsaid, Kept, Redacted }
-}
-
 #[cfg(feature = "filter")]
 kinds! {
     /// What a message's log line is made of: none (the message was refused),
@@ -166,37 +152,12 @@ impl LineKind {
 
 /// Every kind an answer's bytes stand for, for the description.
 #[cfg(test)]
-pub(super) const KINDS: [(&str, &[&str]); 6] = [
+pub(super) const KINDS: [(&str, &[&str]); 4] = [
     PutKind::NAMES,
     VerdictKind::NAMES,
-    IdKind::NAMES,
-    Redaction::NAMES,
     LineKind::NAMES,
     PieceKind::NAMES,
 ];
-
-/// The client-asserted texts of a record, by name, in the order an answer
-/// holds them (the JS table lists the names: `record.clientAsserted`).
-#[cfg(feature = "host")]
-pub(super) fn asserted_texts(asserted: &ClientAsserted) -> [(&'static str, &Option<String>); 4] {
-    [
-        ("turnId", &asserted.turn_id),
-        ("model", &asserted.model),
-        ("invocationReason", &asserted.invocation_reason),
-        ("userIntent", &asserted.user_intent),
-    ]
-}
-
-/// The witnessed texts of a record, by name, in the order an answer holds
-/// them (the JS table lists the names: `record.witnessed`).
-#[cfg(feature = "host")]
-pub(super) fn witnessed_texts(witnessed: &Witnessed) -> [(&'static str, &Option<String>); 3] {
-    [
-        ("receivedAt", &witnessed.received_at),
-        ("principal", &witnessed.principal),
-        ("sessionId", &witnessed.session_id),
-    ]
-}
 
 /// An answer being written.
 pub(super) struct Answer<'a>(pub &'a mut Vec<u8>);
@@ -210,7 +171,7 @@ impl Answer<'_> {
         self.0.extend_from_slice(&value.to_le_bytes());
     }
 
-    fn str(&mut self, text: &str) {
+    pub(super) fn str(&mut self, text: &str) {
         self.bytes(text.as_bytes());
     }
 
@@ -250,6 +211,19 @@ impl Answer<'_> {
         self.index(target.field.map(|field| field as usize));
         self.index(target.member);
         self.opt(target.name.as_deref());
+    }
+
+    /// A handle's plan: the flags to read with for each op, the cut, the
+    /// keys in force, and the members of `_meta` that may hold correlation ids.
+    pub(super) fn plan(&mut self, flags: &[u8], cut: u32, keys: &KeyOptions, wanted: &[&str]) {
+        self.0.extend_from_slice(flags);
+        self.u32(cut);
+        self.str(keys.invocation_key());
+        self.str(keys.ui_key());
+        self.place(wanted.len());
+        for key in wanted {
+            self.str(key);
+        }
     }
 
     pub(super) fn edits(&mut self, edits: &[Edit]) {
@@ -307,57 +281,10 @@ impl Answer<'_> {
             self.u8(change.rule as u8);
         }
     }
-
-    pub(super) fn record(&mut self, record: &AuditRecord) {
-        self.str(&record.method);
-        self.opt(record.tool.as_deref());
-        match &record.request_id {
-            None => self.u8(IdKind::NoId as u8),
-            Some(RequestId::Number(number)) => {
-                self.u8(IdKind::Number as u8);
-                self.0
-                    .extend_from_slice(&number.as_f64().unwrap_or(f64::NAN).to_le_bytes());
-            }
-            Some(RequestId::String(id)) => {
-                self.u8(IdKind::String as u8);
-                self.str(id);
-            }
-        }
-        let asserted = &record.client_asserted;
-        for (_, text) in asserted_texts(asserted) {
-            self.opt(text.as_deref());
-        }
-        self.u8(match asserted.user_intent_redacted {
-            None => Redaction::Unsaid,
-            Some(false) => Redaction::Kept,
-            Some(true) => Redaction::Redacted,
-        } as u8);
-        self.place(asserted.correlation.len());
-        for id in &asserted.correlation {
-            self.u8(id.kind as u8);
-            self.str(&id.value);
-            self.str(&id.key);
-            self.opt(id.member.as_deref());
-        }
-        self.opt(record.host_attested.initiator.as_deref());
-        for (_, text) in witnessed_texts(&record.witnessed) {
-            self.opt(text.as_deref());
-        }
-        self.diagnostics(&record.diagnostics);
-        self.u8(u8::from(record.valid));
-    }
-
-    pub(super) fn retry(&mut self, flags: u8, cut: u32) {
-        self.u8(flags);
-        self.u32(cut);
-    }
 }
 
 #[cfg(feature = "filter")]
 impl Answer<'_> {
-    /// A filter's outcome: what to do with the body, the filter's answers,
-    /// and each message's account with where it stands in what goes on, in
-    /// UTF-16 code units when the body came as a JS string (`utf16`), else bytes.
     /// What `Filter::echo` made of an answer: the answer as it came, its new
     /// text, or (`Rejected`) no answer the echo could read.
     pub(super) fn echoed(&mut self, echoed: Option<&Cow<'_, str>>) {
@@ -371,6 +298,9 @@ impl Answer<'_> {
         }
     }
 
+    /// A filter's outcome: what to do with the body, the filter's answers,
+    /// and each message's account with where it stands in what goes on, in
+    /// UTF-16 code units when the body came as a JS string (`utf16`), else bytes.
     pub(super) fn outcome(&mut self, outcome: &Outcome, utf16: bool) {
         match &outcome.verdict {
             Verdict::Forward { body, replies } => {

@@ -7,16 +7,15 @@
 //! table.mjs); a test fails when the file is stale (`make describe` writes
 //! it anew). It is compiled for that test alone: the `.wasm` holds none of it.
 
-use super::answer::{KINDS, asserted_texts, witnessed_texts};
-use super::run::{ERROR, MALFORMED, Op, RECORDS, RETRY, STRINGS, VALUES, cut, first_read};
+use super::answer::KINDS;
+use super::handle::{NEW, Reads};
+use super::run::{ERROR, MALFORMED, Op, RECORDS, STRINGS, VALUES};
 use super::tape::{RECORD, UNFINISHED, WHOLE};
 use super::{MAX_NAME_CHARS, NONE, WHAT};
 use mcp_provenance::__bindings::json::compact;
 use mcp_provenance::__bindings::schema::{ENVELOPE, FIELDS, Group, Key, MESSAGE, Node};
-use mcp_provenance::__bindings::{audit, correlation, keys};
 use mcp_provenance::{
-    AI_INVOCATION_KEY, Action, ClientAsserted, Code, CorrelationKind, Policy, Rule, Severity,
-    UI_KEY, VIEW_REQUESTS, Witnessed,
+    AI_INVOCATION_KEY, Action, Code, CorrelationKind, Rule, Severity, UI_KEY, VIEW_REQUESTS,
 };
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -55,7 +54,7 @@ fn description() -> Value {
     .collect();
     let mut table = json!({
         "ops": ops().zip(0..).collect::<BTreeMap<_, u8>>(),
-        "firstRead": ops().zip(Op::ALL.iter().map(|op| first_read(*op))).collect::<BTreeMap<_, u8>>(),
+        "reads": Reads::ALL.iter().map(|reads| format!("{reads:?}")).zip(0..).collect::<BTreeMap<_, u8>>(),
         "flags": { "FIELDS": FIELDS, "WHOLE": WHOLE },
         "groups": groups,
         "tags": {
@@ -63,19 +62,15 @@ fn description() -> Value {
             "TRUE": compact::TRUE, "NUMBER": compact::NUMBER, "NUMBER_TEXT": compact::NUMBER_TEXT,
             "STRING": compact::STRING, "ARRAY": compact::ARRAY, "OBJECT": compact::OBJECT,
             "ARRAY_WHOLE": compact::ARRAY_WHOLE, "OBJECT_WHOLE": compact::OBJECT_WHOLE,
-            "UNREADABLE": compact::UNREADABLE, "CUT": compact::CUT, "LOSSY": compact::LOSSY,
+            "UNREADABLE": compact::UNREADABLE, "LOSSY": compact::LOSSY,
         },
         "areas": { "records": RECORDS, "strings": STRINGS, "values": VALUES },
         "none": { "field": NONE },
         "counts": mcp_provenance::Counts::default().reported().map(|(name, _)| name),
-        "record": {
-            "clientAsserted": names(asserted_texts(&ClientAsserted::default())),
-            "witnessed": names(witnessed_texts(&Witnessed::default())),
-        },
-        "status": { "ERROR": ERROR, "RETRY": RETRY, "MALFORMED": MALFORMED },
+        "status": { "ERROR": ERROR, "MALFORMED": MALFORMED },
         "limits": {
-            "cut": cut(&Policy::default()),
             "unfinished": UNFINISHED,
+            "newHandle": NEW,
             "record": RECORD,
             "records": MAX_RECORDS,
             "depth": mcp_provenance::__bindings::message::MAX_DEPTH,
@@ -86,18 +81,12 @@ fn description() -> Value {
             "nameChars": MAX_NAME_CHARS,
         },
         "what": WHAT.map(|(name, _)| name),
-        "keyOptions": keys::OPTIONS,
-        "keysIn": { "AuditRecord": audit::POLICY },
         "rules": strs(Rule::ALL, Rule::as_str),
         "levels": strs(Rule::ALL, |rule| rule.level().as_str()),
         "codes": strs(Code::ALL, Code::as_str),
         "severities": strs(Severity::ALL, Severity::as_str),
         "actions": strs(Action::ALL, Action::as_str),
-        "correlation": {
-            "kinds": strs(CorrelationKind::ALL, CorrelationKind::as_str),
-            "keys": correlation::known_keys(),
-            "option": correlation::OPTION,
-        },
+        "correlation": { "kinds": strs(CorrelationKind::ALL, CorrelationKind::as_str) },
         "viewRequests": VIEW_REQUESTS,
         "keys": { "invocation": AI_INVOCATION_KEY, "ui": UI_KEY },
         "sessions": {
@@ -128,11 +117,6 @@ fn lower_first(name: &str) -> String {
 /// The names of a vocabulary's words, in its order.
 fn strs<T: Copy>(all: &[T], name: impl Fn(T) -> &'static str) -> Vec<&'static str> {
     all.iter().copied().map(name).collect()
-}
-
-/// The names of named values.
-fn names<T>(pairs: impl IntoIterator<Item = (&'static str, T)>) -> Vec<&'static str> {
-    pairs.into_iter().map(|(name, _)| name).collect()
 }
 
 /// A place of the table and the places under it.

@@ -10,8 +10,8 @@
 //!
 //! | JS call | crosses in | crosses out | why |
 //! |---|---|---|---|
-//! | `validate`, `sanitize`, `stampInitiator`, `clearInitiator`, `attachInvocation`, `echoTurnId`, `auditRecord`, `liftLegacyArguments` | the tape (`run.rs`): the places the rules read, straight from the caller's objects | the compact answer (`answer.rs`) | the hot path: the same calls with serde-wasm-bindgen in and out took 3.8× (`auditRecord`) to 13× (`stampInitiator`) as long on the SEP example (bench/serde-wasm-bindgen) |
-//! | `createProvenance` | its options, on the tape as a policy | nothing | serde-wasm-bindgen and the core's `serde_json::Value` API would make the host module 99.7 KB gzipped instead of 66.4 KB, for one call at start-up |
+//! | `validate`, `sanitize`, `stampInitiator`, `clearInitiator`, `attachInvocation`, `echoTurnId`, `auditRecord`, `liftLegacyArguments` | a handle's number and the tape (`run.rs`): the places the rules read, straight from the caller's objects | the compact answer (`answer.rs`); a record as the JSON the filter carries | the hot path: the same calls with serde-wasm-bindgen in and out took 3.8× (`auditRecord`) to 13× (`stampInitiator`) as long on the SEP example (bench/serde-wasm-bindgen) |
+//! | `createProvenance`, a call's own options | its options, on the tape, once: the handle (`handle.rs`) found by them as written | the handle's number and its plan: what to read of a message | options cross once, into a handle every call after runs under; nothing is read twice and no call read again |
 //! | `isValidMetaKey`, `isReservedMetaKey` | the JS value | a `bool` | wasm-bindgen's own forms |
 //! | `createFilter` (`Filter`, `filter.rs`), a filter's context | the JSON text of a plain copy JS made, read by the core's own parser | the filter, a class | options cross once; JS runs each getter once, as it copies; serde-wasm-bindgen and `serde_json::Value` made the module 37 KB larger gzipped |
 //! | `filter(body)`, `filter.echo(answer)` | the body, written by JS straight into the module's memory (`bodyRoom`) | the outcome, one `Vec<u8>` in the compact form | written by wasm-bindgen's `&str`, or encoded and copied as `&[u8]`, a string body took 1.18× as long |
@@ -47,6 +47,8 @@ mod describe;
 mod filter;
 #[cfg(feature = "filter")]
 mod gateway;
+#[cfg(feature = "outgoing")]
+mod handle;
 #[cfg(feature = "outgoing")]
 mod run;
 #[cfg(feature = "outgoing")]

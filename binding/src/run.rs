@@ -1,18 +1,21 @@
-//! The object API's boundary (feature `host`): one call in, one answer out.
-//! JS writes what it read of the call's arguments into the tape ([`crate::tape`]),
-//! calls [`run`], and reads the answer ([`crate::answer`]). Nothing here decides a
-//! rule: the core's view functions do, on views read from the tape.
+//! The object API's boundary (feature `outgoing`; all of it with `host`):
+//! one call in, one answer out. JS writes what it read of the call's
+//! arguments into the tape ([`crate::tape`]), calls [`run`] with the handle
+//! of its options ([`crate::handle`]), and reads the answer
+//! ([`crate::answer`]). Nothing here decides a rule: the core's view
+//! functions do, on views read from the tape.
 //!
 //! What it keeps true:
 //!
 //! - JS reads an answer before it calls again, so all a call allocates is
 //!   taken back when the next begins (`crate::arena`). What outlives calls
-//!   (the tape's areas) is allocated between calls ([`reserve`]).
+//!   (the tape's areas, the handles) is allocated between calls
+//!   ([`reserve`], [`crate::handle::provenance`]).
 //! - [`run`] answers with the answer's length, or `ERROR` (JS throws what
-//!   [`error`] makes of the core's error, before it calls again), `RETRY`
-//!   (read again with the flags and cut the answer gives: a policy keeps
-//!   more than the first reading held) or `MALFORMED`, which is always a
-//!   fault of the JS side, never of the input.
+//!   [`error`] makes of the core's error, before it calls again) or
+//!   `MALFORMED`, which is always a fault of the JS side, never of the
+//!   input. Options are the handle's, read once: a tape holds the call's
+//!   messages and values, read as the handle's plan says, once.
 //! - A tape reads at least what its op's rules read (`first_read`).
 //! - Every number and name of this format (ops, tags, areas, put kinds,
 //!   limits...) is stated once, here or in the modules it uses, and
@@ -21,23 +24,23 @@
 use std::cell::{Cell, RefCell};
 
 use crate::answer::Answer;
+use crate::handle::{self, Bound};
 use crate::tape::{Failure, Tape};
 use crate::{thrown, within};
 use mcp_provenance::__bindings::json::Slot;
-use mcp_provenance::__bindings::options::FromOptions;
 use mcp_provenance::__bindings::view::{Envelope, MessageView};
-use mcp_provenance::__bindings::{edit, initiator, invocation};
-use mcp_provenance::{Error, Initiator, KeyOptions};
+use mcp_provenance::__bindings::{audit, correlation, edit, initiator, invocation, path};
+use mcp_provenance::{Error, Initiator, Policy};
 use wasm_bindgen::prelude::*;
 // The rest of the object API: the host module's alone.
 #[cfg(feature = "host")]
-use crate::tape::WHOLE;
+use mcp_provenance::__bindings::options::FromOptions;
 #[cfg(feature = "host")]
 use mcp_provenance::__bindings::schema::Place;
 #[cfg(feature = "host")]
-use mcp_provenance::__bindings::{audit, correlation, echo, legacy, path, sanitize, validate};
+use mcp_provenance::__bindings::{echo, legacy, sanitize, validate};
 #[cfg(feature = "host")]
-use mcp_provenance::{AuditContext, FieldPolicy, LiftOptions, Policy, Report};
+use mcp_provenance::{AuditContext, Report};
 
 /// What a tape asks for, by its first byte.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,12 +53,11 @@ pub(crate) enum Op {
     EchoTurnId,
     AuditRecord,
     LiftLegacyArguments,
-    CheckPolicy,
 }
 
 impl Op {
     /// Every op, by its code.
-    pub(crate) const ALL: [Op; 9] = [
+    pub(crate) const ALL: [Op; 8] = [
         Op::Validate,
         Op::Sanitize,
         Op::StampInitiator,
@@ -64,16 +66,11 @@ impl Op {
         Op::EchoTurnId,
         Op::AuditRecord,
         Op::LiftLegacyArguments,
-        Op::CheckPolicy,
     ];
 }
 
 /// The call failed: JS throws what [`error`] makes of the core's error.
 pub(crate) const ERROR: i32 = -1;
-/// Read the arguments again, as the answer says (the host module's calls
-/// alone ask: a policy may keep more than the first reading held).
-#[cfg(feature = "host")]
-pub(crate) const RETRY: i32 = -2;
 /// The tape breaks its form: a fault of the JS side, never of the input.
 pub(crate) const MALFORMED: i32 = -3;
 
@@ -87,11 +84,11 @@ thread_local! {
     static STRINGS_AREA: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
     static VALUES_AREA: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
     /// The last answer, until the next call (JS reads it where it stands).
-    static ANSWER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
-    static ANSWER_AT: Cell<usize> = const { Cell::new(0) };
+    pub(crate) static ANSWER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    pub(crate) static ANSWER_AT: Cell<usize> = const { Cell::new(0) };
     /// The error the last call failed with, until JS takes it ([`error`])
     /// before it calls again: like the answer, it is in the call's memory.
-    static FAILED: RefCell<Option<Error>> = const { RefCell::new(None) };
+    pub(crate) static FAILED: RefCell<Option<Error>> = const { RefCell::new(None) };
 }
 
 /// Allocates, between calls, room for at least `len` bytes in an area of
@@ -120,32 +117,43 @@ pub fn answer_at() -> *const usize {
     ANSWER_AT.with(Cell::as_ptr)
 }
 
-/// Runs the call described by the first `records`, `strings` and `values`
-/// bytes of the tape's areas. Returns the answer's length, or `ERROR` (see
-/// [`error`]), `RETRY` (the answer says how to read again) or `MALFORMED`.
-#[wasm_bindgen]
-pub fn run(records: usize, strings: usize, values: usize) -> i32 {
-    // What the last call left in the chunk, dropped before this call takes
-    // the chunk back (crate::arena): JS has read it.
-    drop((ANSWER.take(), FAILED.take()));
-    within(|| run_tape(records, strings, values))
-}
-
-fn run_tape(records: usize, strings: usize, values: usize) -> i32 {
+/// `work` on the first `records`, `strings` and `values` bytes of the
+/// tape's areas.
+pub(crate) fn areas<T>(
+    records: usize,
+    strings: usize,
+    values: usize,
+    work: impl FnOnce((&[u8], &[u8], &[u8])) -> T,
+) -> T {
     RECORDS_AREA.with_borrow(|bytes| {
         STRINGS_AREA.with_borrow(|text| {
             VALUES_AREA.with_borrow(|whole| {
-                let areas = (
+                work((
                     bytes.get(..records).unwrap_or_default(),
                     text.get(..strings).unwrap_or_default(),
                     whole.get(..values).unwrap_or_default(),
-                );
-                let mut out = Vec::new();
-                let status = call(areas, &mut Answer(&mut out));
-                ANSWER_AT.set(out.as_ptr() as usize);
-                ANSWER.set(out);
-                status
+                ))
             })
+        })
+    })
+}
+
+/// Runs the call described by the first `records`, `strings` and `values`
+/// bytes of the tape's areas, under the options of handle `handle`
+/// ([`crate::handle`]). Returns the answer's length, or `ERROR` (see
+/// [`error`]) or `MALFORMED`.
+#[wasm_bindgen]
+pub fn run(handle: usize, records: usize, strings: usize, values: usize) -> i32 {
+    // What the last call left in the chunk, dropped before this call takes
+    // the chunk back (crate::arena): JS has read it.
+    drop((ANSWER.take(), FAILED.take()));
+    within(|| {
+        areas(records, strings, values, |areas| {
+            let mut out = Vec::new();
+            let status = handle::with(handle, |bound| call(areas, bound, &mut Answer(&mut out)));
+            ANSWER_AT.set(out.as_ptr() as usize);
+            ANSWER.set(out);
+            status.unwrap_or(MALFORMED)
         })
     })
 }
@@ -157,19 +165,13 @@ enum Reply {
     Report(Report),
     #[cfg(feature = "host")]
     Sanitized(sanitize::Plan),
+    /// An audit record, as JSON text (the form the filter and Python carry).
     #[cfg(feature = "host")]
-    Record(Box<mcp_provenance::AuditRecord>),
-    #[cfg(feature = "host")]
-    Bool(bool),
-    #[cfg(feature = "host")]
-    Retry {
-        flags: u8,
-        cut: u32,
-    },
+    Record(String),
 }
 
-/// Why a call did not run.
-enum Fault {
+/// Why a call did not run, or a handle was not made.
+pub(crate) enum Fault {
     Error(Error),
     Malformed,
 }
@@ -198,25 +200,23 @@ pub fn error() -> Option<JsValue> {
     FAILED.take().map(|error| thrown(&error))
 }
 
-fn call((records, strings, values): (&[u8], &[u8], &[u8]), answer: &mut Answer) -> i32 {
+fn call(
+    (records, strings, values): (&[u8], &[u8], &[u8]),
+    bound: &Bound,
+    answer: &mut Answer,
+) -> i32 {
     let Ok(mut tape) = Tape::new(records, strings, values) else {
         return MALFORMED;
     };
-    let op = Op::ALL.get(usize::from(tape.header.op)).copied();
-    // JS reads at least what the op's rules read (the table's `firstRead`).
-    if let Some(op) = op {
-        let needed = first_read(op);
-        if tape.header.flags & needed != needed {
-            return MALFORMED;
-        }
-    }
-    let reply = match op {
-        #[cfg(feature = "host")]
-        Some(Op::Validate) => validate_op(&mut tape),
-        Some(op) => object_op(op, &mut tape),
-        None => return MALFORMED,
+    let Some(op) = Op::ALL.get(usize::from(tape.header.op)).copied() else {
+        return MALFORMED;
     };
-    match reply {
+    // JS reads at least what the op's rules read (the plan's flags).
+    let needed = first_read(op);
+    if tape.header.flags & needed != needed {
+        return MALFORMED;
+    }
+    match reply(op, &mut tape, bound) {
         Ok(Reply::Edits(edits)) => answer.edits(&edits),
         #[cfg(feature = "host")]
         Ok(Reply::Report(report)) => answer.report(&report),
@@ -226,28 +226,16 @@ fn call((records, strings, values): (&[u8], &[u8], &[u8]), answer: &mut Answer) 
             answer.edits(&plan.edits);
         }
         #[cfg(feature = "host")]
-        Ok(Reply::Record(record)) => answer.record(&record),
-        #[cfg(feature = "host")]
-        Ok(Reply::Bool(flag)) => return i32::from(flag),
-        #[cfg(feature = "host")]
-        Ok(Reply::Retry { flags, cut }) => {
-            answer.retry(flags, cut);
-            return RETRY;
-        }
+        Ok(Reply::Record(json)) => answer.str(&json),
         Err(Fault::Error(error)) => {
             FAILED.set(Some(error));
             return ERROR;
         }
         Err(Fault::Malformed) => return MALFORMED,
     }
-    length(answer)
-}
-
-fn length(answer: &Answer) -> i32 {
     i32::try_from(answer.0.len()).unwrap_or(MALFORMED)
 }
 
-#[cfg(feature = "host")]
 /// How many UTF-16 code units of a string to read under `policy`: twice
 /// (for surrogate pairs) one more character than any output keeps of one
 /// string, so that a longer string reads as it would whole (`text::clean`).
@@ -272,96 +260,55 @@ pub(crate) fn cut(policy: &Policy) -> u32 {
     u32::try_from(2 * (longest + 1)).unwrap_or(u32::MAX)
 }
 
-#[cfg(feature = "host")]
-/// The `RETRY` to ask for when the tape read less than `policy` needs:
-/// strings cut shorter than it keeps, or unknown members by their type
-/// where it keeps them; `None` when what was read is enough.
-fn retry_for(tape: &Tape, policy: &Policy) -> Option<Reply> {
-    let header = tape.header;
-    let needed = cut(policy);
-    let short = tape.cut_any && header.cut != 0 && header.cut < needed;
-    let typed = tape.typed_unknown && policy.unknown_fields == FieldPolicy::Keep;
-    (short || typed).then_some(Reply::Retry {
-        flags: header.flags | if typed { WHOLE } else { 0 },
-        cut: if short { needed } else { header.cut },
-    })
-}
-
-/// The key options of a call (`undefined` for none), checked (KEY-3) as
-/// they are read.
-fn keys(tape: &mut Tape) -> Result<KeyOptions, Fault> {
-    Ok(KeyOptions::from_slot(tape.whole()?)?)
-}
-
-#[cfg(feature = "host")]
-/// `validate(message, options?)`: a report, whatever it is given. The tape
-/// holds the options without `request`, the message, then the request.
-fn validate_op(tape: &mut Tape) -> Result<Reply, Fault> {
-    let read = |tape: &mut Tape<'_>| -> Result<Reply, Failure> {
-        let options = tape.whole()?;
-        let keys = match validate::keys(options) {
-            Ok(keys) => keys,
-            Err(error) => {
-                return Ok(Reply::Report(Report::from(vec![
-                    validate::option_diagnostic(error),
-                ])));
-            }
-        };
-        let mut message = MessageView::empty();
-        tape.message(&mut message, &keys)?;
-        let mut request = MessageView::empty();
-        tape.message(&mut request, &keys)?;
-        let request = Some(&request).filter(|request| request.get(Place::Root).is_present());
-        Ok(Reply::Report(validate::check(
-            &message,
-            request,
-            &keys,
-            &[],
-        )))
-    };
-    match read(tape) {
-        Ok(reply) => Ok(reply),
-        Err(Failure::Unreadable(place)) => {
-            Ok(Reply::Report(Report::from(vec![place.diagnostic()])))
-        }
-        Err(Failure::Malformed) => Err(Fault::Malformed),
-    }
-}
-
-/// The other ops of the object API: what each comes to (in the outgoing
-/// module, the three it holds; any other is a fault of the JS side).
-fn object_op(op: Op, tape: &mut Tape) -> Result<Reply, Fault> {
+/// What each op comes to, its options `bound`'s: the messages and values
+/// of the call follow one another on the tape (in the outgoing module, the
+/// three ops it holds; any other is a fault of the JS side).
+fn reply(op: Op, tape: &mut Tape, bound: &Bound) -> Result<Reply, Fault> {
+    let keys = bound.keys();
     Ok(match op {
         #[cfg(feature = "host")]
-        Op::Sanitize => {
-            let policy = Policy::from_slot(tape.whole()?)?;
-            let mut message = MessageView::empty();
-            tape.message(&mut message, &policy.keys)?;
-            if let Some(retry) = retry_for(tape, &policy) {
-                return Ok(retry);
+        // The message, then the request it answers: a report, whatever they are.
+        Op::Validate => {
+            if let Some(refused) = &bound.refused {
+                return Ok(Reply::Report(Report::from(vec![refused.clone()])));
             }
-            Reply::Sanitized(sanitize::plan(&message, &policy)?)
+            let (mut message, mut request) = (MessageView::empty(), MessageView::empty());
+            let read = tape
+                .message(&mut message, keys)
+                .and_then(|()| tape.message(&mut request, keys));
+            Reply::Report(match read {
+                Ok(()) => {
+                    let request =
+                        Some(&request).filter(|request| request.get(Place::Root).is_present());
+                    validate::check(&message, request, keys, &[])
+                }
+                Err(Failure::Unreadable(place)) => Report::from(vec![place.diagnostic()]),
+                Err(Failure::Malformed) => return Err(Fault::Malformed),
+            })
+        }
+        #[cfg(feature = "host")]
+        Op::Sanitize => {
+            let mut message = MessageView::empty();
+            tape.message(&mut message, keys)?;
+            Reply::Sanitized(sanitize::plan(&message, &bound.policy)?)
         }
         Op::StampInitiator => {
-            let keys = keys(tape)?;
             let initiator = match tape.whole()? {
                 Slot::Absent => Initiator::default(),
                 slot => slot.str().unwrap_or_default().parse()?,
             };
             let mut request = MessageView::empty();
-            tape.message(&mut request, &keys)?;
+            tape.message(&mut request, keys)?;
             Reply::Edits(initiator::stamp(&request, initiator)?)
         }
         Op::ClearInitiator => {
-            let keys = keys(tape)?;
             let mut request = MessageView::empty();
-            tape.message(&mut request, &keys)?;
+            tape.message(&mut request, keys)?;
             Reply::Edits(initiator::clear(&request)?)
         }
         Op::AttachInvocation => {
-            let keys = keys(tape)?;
             let mut request = MessageView::empty();
-            tape.message(&mut request, &keys)?;
+            tape.message(&mut request, keys)?;
             let mut invocation = Envelope::default();
             tape.envelope(&mut invocation)?;
             if !invocation.value.is_present() {
@@ -371,40 +318,26 @@ fn object_op(op: Op, tape: &mut Tape) -> Result<Reply, Fault> {
         }
         #[cfg(feature = "host")]
         Op::EchoTurnId => {
-            let keys = keys(tape)?;
             let (mut request, mut response) = (MessageView::empty(), MessageView::empty());
-            tape.message(&mut request, &keys)?;
-            tape.message(&mut response, &keys)?;
+            tape.message(&mut request, keys)?;
+            tape.message(&mut response, keys)?;
             Reply::Edits(echo::echo(&request, &response)?)
         }
         #[cfg(feature = "host")]
+        // The context without its policy (the handle's), then the request.
         Op::AuditRecord => {
-            let context = AuditContext::from_slot(tape.whole()?)?;
-            let policy = context.policy.clone().unwrap_or_default();
-            policy.check()?;
+            let mut context = AuditContext::from_slot(tape.whole()?)?;
+            context.policy = Some(bound.policy.clone());
             let mut request = MessageView::empty();
-            tape.message(&mut request, &policy.keys)?;
-            if let Some(retry) = retry_for(tape, &policy) {
-                return Ok(retry);
-            }
-            Reply::Record(Box::new(audit::record(&request, &context)?))
+            tape.message(&mut request, keys)?;
+            Reply::Record(audit::json(&audit::record(&request, &context)?))
         }
         #[cfg(feature = "host")]
         Op::LiftLegacyArguments => {
-            let options = LiftOptions::from_slot(tape.whole()?)?;
-            options.keys.check()?;
             let mut request = MessageView::empty();
-            tape.message(&mut request, &options.keys)?;
-            Reply::Edits(legacy::lift(&request, options.remove)?)
+            tape.message(&mut request, keys)?;
+            Reply::Edits(legacy::lift(&request, bound.remove)?)
         }
-        #[cfg(feature = "host")]
-        // `createProvenance(options)`: the options are a policy, keys and all.
-        Op::CheckPolicy => {
-            Policy::from_slot(tape.whole()?)?;
-            Reply::Bool(true)
-        }
-        #[cfg(feature = "host")]
-        Op::Validate => return Err(Fault::Malformed),
         #[cfg(not(feature = "host"))]
         _ => return Err(Fault::Malformed),
     })
@@ -421,6 +354,5 @@ pub(crate) fn first_read(op: Op) -> u8 {
         Op::AuditRecord => mcp_provenance::__bindings::audit::READS,
         Op::LiftLegacyArguments => mcp_provenance::__bindings::legacy::READS,
         Op::AttachInvocation => invocation::READS,
-        Op::CheckPolicy => 0,
     }
 }

@@ -6,7 +6,7 @@
 //!
 //! ```text
 //! records  := header record*             16 bytes each
-//! header   := op:u8 flags:u8 _:u16 cut:u32 _:u64
+//! header   := op:u8 flags:u8 _:u8[14]    (flags: the handle's plan for the op)
 //! record   := tag:u8 flags:u8 _:u48 payload:u64
 //!             NUMBER: the f64; STRING: offset:u32 length:u32 in `strings`;
 //!             ARRAY_WHOLE, OBJECT_WHOLE: offset:u32 in `values`;
@@ -23,11 +23,12 @@
 //! object of them, by type or with WHOLE whole); a field that is an object
 //! is followed by its members' records and a record of its other members.
 //!
-//! Strings are cut at `cut` UTF-16 code units (0: never). When JS meets a
-//! value it cannot read as JSON it writes an UNREADABLE record where the
-//! value's would be, or inside a whole value, and stops, leaving the whole
-//! values it was in unfinished (their size `UNFINISHED`): [`Unreadable`]
-//! says where.
+//! Strings are cut where the handle's plan says ([`crate::handle`]): past
+//! what the handle's policy keeps of any, so that a cut string reads as it
+//! would whole. When JS meets a value it cannot read as JSON it writes an
+//! UNREADABLE record where the value's would be, or inside a whole value,
+//! and stops, leaving the whole values it was in unfinished (their size
+//! `UNFINISHED`): [`Unreadable`] says where.
 
 use crate::{NONE, WHAT};
 use mcp_provenance::__bindings::json::compact;
@@ -40,6 +41,7 @@ use mcp_provenance::KeyOptions;
 
 /// Read unknown members whole, not just their type: a flag of the tape,
 /// beside the reads of [`mcp_provenance::schema::Reads`].
+#[cfg(any(feature = "host", test))]
 pub(super) const WHOLE: u8 = 2;
 
 /// The size and count a container has while JS has not finished it.
@@ -50,9 +52,6 @@ pub(super) const UNFINISHED: u32 = u32::MAX;
 pub(super) struct Header {
     pub op: u8,
     pub flags: u8,
-    /// UTF-16 code units strings were cut at; 0 for none.
-    #[cfg_attr(not(feature = "host"), allow(dead_code))]
-    pub cut: u32,
 }
 
 /// One place of the message tree, with the place it hangs under.
@@ -107,13 +106,6 @@ pub(super) struct Tape<'a> {
     strings: &'a str,
     values: &'a [u8],
     pub header: Header,
-    /// A string read so far was cut short (only the calls of the host
-    /// module ask: a policy may keep more).
-    #[cfg_attr(not(feature = "host"), allow(dead_code))]
-    pub cut_any: bool,
-    /// An unknown member of the envelope was read by its type only.
-    #[cfg_attr(not(feature = "host"), allow(dead_code))]
-    pub typed_unknown: bool,
     /// Where reading stopped, when it did: the record that could not be
     /// read, and whose value it is.
     stopped: Option<(usize, At)>,
@@ -204,10 +196,7 @@ impl<'a> Tape<'a> {
             header: Header {
                 op: header[0],
                 flags: header[1],
-                cut: u32::from_le_bytes([header[4], header[5], header[6], header[7]]),
             },
-            cut_any: false,
-            typed_unknown: false,
             stopped: None,
         })
     }
@@ -246,17 +235,10 @@ impl<'a> Tape<'a> {
     fn value(&mut self, at: At) -> Result<Slot<'a>, Stop> {
         let record = self.next;
         self.next += RECORD;
-        match self.slot(record) {
-            Some(slot) => {
-                let flags = self.records.get(record + 1).copied().unwrap_or(0);
-                self.cut_any |= matches!(slot, Slot::String(_)) && flags & compact::CUT != 0;
-                Ok(slot)
-            }
-            None => {
-                self.stopped = Some((record, at));
-                Err(Stop)
-            }
-        }
+        self.slot(record).ok_or_else(|| {
+            self.stopped = Some((record, at));
+            Stop
+        })
     }
 
     /// Why reading stopped, under the keys in force.
@@ -322,10 +304,6 @@ impl<'a> Tape<'a> {
                 Read::Envelope => {
                     self.envelope_into(&mut view.envelope, self.header.flags & FIELDS != 0, at)?;
                     view.set(node.place, view.envelope.value);
-                    let envelope = &view.envelope;
-                    let unknown =
-                        envelope.others + envelope.fields.values().map(|f| f.others).sum::<usize>();
-                    self.typed_unknown |= self.header.flags & WHOLE == 0 && unknown > 0;
                 }
                 Read::Others => {
                     let (slot, _) = self.others(at)?;
@@ -383,24 +361,10 @@ impl<'a> Tape<'a> {
         let Slot::Object(tree @ Tree::Bytes(bytes)) = slot else {
             return Ok((Slot::Object(Tree::Opaque), 0));
         };
-        let mut contents = compact::contents(bytes, compact::OBJECT);
         let count = bytes
             .get(5..9)
             .and_then(|raw| raw.try_into().ok())
             .map_or(0, u32::from_le_bytes) as usize;
-        // Cut names and strings (only a value read whole holds others).
-        for _ in 0..count {
-            let name_cut = compact::text_and_cut(&mut contents).is_ok_and(|(_, cut)| cut);
-            let value_cut = if contents.first() == Some(&compact::STRING) {
-                compact::byte(&mut contents)
-                    .and_then(|_| compact::text_and_cut(&mut contents))
-                    .is_ok_and(|(_, cut)| cut)
-            } else {
-                let _skipped = compact::value(&mut contents);
-                false
-            };
-            self.cut_any |= name_cut || value_cut;
-        }
         Ok((Slot::Object(tree), count))
     }
 }

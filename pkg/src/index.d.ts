@@ -289,8 +289,9 @@ export declare function isReservedMetaKey(key: unknown): boolean;
 
 /**
  * Every function with the keys and the policy given here bound once, for a deployment that uses a
- * vendor key or its own policy: configure one place. The options are checked now (a `RangeError`
- * for a bad one); options given to a call are merged over them.
+ * vendor key or its own policy: configure one place. The options are read and checked now, once,
+ * into the module (a `RangeError` for a bad one); no call reads them again. Options given to a
+ * call are merged over them (and read once too: the module keeps them by what they hold).
  * @example
  * const mp = createProvenance({ invocationKey: "com.example/aiInvocation", userIntent: "redact" });
  * mp.sanitize(request).message; // the envelope at com.example/aiInvocation, its intent redacted

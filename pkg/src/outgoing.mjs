@@ -4,10 +4,10 @@
 // module that holds only what they need (dist/wasm-outgoing.mjs, built for
 // size): for a front end that ships nothing else of the package.
 import { table } from "./table.mjs";
-import { call } from "./lib/outgoing.mjs";
+import { call, handle } from "./lib/outgoing.mjs";
 import { requestCalls } from "./lib/requests.mjs";
 
 export const AI_INVOCATION_KEY = table.keys.invocation;
 export const UI_KEY = table.keys.ui;
 
-export const { stampInitiator, clearInitiator, attachInvocation } = requestCalls(call);
+export const { stampInitiator, clearInitiator, attachInvocation } = requestCalls(call, (reads, options) => () => handle(reads, options));

@@ -25,6 +25,7 @@
 
 mod filter;
 mod gateway;
+mod provenance;
 mod read;
 mod write;
 
@@ -35,10 +36,7 @@ use serde_json::Value;
 use mcp_provenance::__bindings::json::Slot;
 use mcp_provenance::__bindings::message::Unreadable;
 use mcp_provenance::__bindings::validate as validating;
-use mcp_provenance::__bindings::{echo, initiator, invocation, legacy};
-use mcp_provenance::{
-    AuditContext, Error, ErrorKind, Initiator, KeyOptions, LiftOptions, Policy, Report,
-};
+use mcp_provenance::{AuditContext, Error, ErrorKind, KeyOptions, LiftOptions, Policy, Report};
 
 /// The exception an error raises: a `TypeError` or a `ValueError` of the
 /// package's own (`mcp_provenance.errors`), carrying its stable code.
@@ -86,11 +84,6 @@ pub(crate) fn options<T>(
     parse(&value).or_raise(py)
 }
 
-/// A request (or response) as the rules of a call read it, under `keys`.
-fn message(py: Python<'_>, message: &Bound<'_, PyAny>, keys: &KeyOptions) -> PyResult<Value> {
-    read::message(message, keys, None).or_raise(py)
-}
-
 /// Checks a message (request, notification or response): a report of every
 /// diagnostic, never an exception for what the message holds. For a
 /// response, `options["request"]` lets it check the `turnId` echo (AI-11).
@@ -115,20 +108,11 @@ fn validate<'py>(
                 return Ok(Report::from(vec![validating::option_diagnostic(error)]));
             }
         };
-        let message = read::message(message, &keys, Some(&[]))?;
         let request = match options.map(|options| options.cast::<PyDict>()) {
             Some(Ok(options)) => options.get_item("request").ok().flatten(),
             _ => None,
         };
-        let request = match request.filter(|request| !request.is_none()) {
-            Some(request) => Some(read::message(&request, &keys, Some(&[]))?),
-            None => None,
-        };
-        let options = mcp_provenance::ValidateOptions {
-            keys,
-            request: request.as_ref(),
-        };
-        Ok(validating::validate(&message, &options))
+        provenance::report(message, request.as_ref(), &keys)
     };
     let report = report().unwrap_or_else(|unreadable| Report::from(vec![unreadable.diagnostic()]));
     write::serialized(py, &report)
@@ -153,15 +137,7 @@ fn sanitize<'py>(
     policy: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let policy = options(py, policy, Policy::from_value)?;
-    let read = self::message(py, message, &policy.keys)?;
-    let plan = mcp_provenance::__bindings::sanitize::plan_value(&read, &policy).or_raise(py)?;
-    let out = PyDict::new(py);
-    out.set_item(
-        "message",
-        write::apply(message, &plan.edits, &policy.keys, &[])?,
-    )?;
-    out.set_item("changes", write::serialized(py, &plan.changes)?)?;
-    Ok(out)
+    provenance::sanitize(py, message, &policy)
 }
 
 /// A copy of `request` whose `ui` entry says who initiated it, as a Host
@@ -182,18 +158,7 @@ fn stamp_initiator<'py>(
     options: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let keys = self::options(py, options, KeyOptions::from_value)?;
-    let initiator = match initiator {
-        None => Initiator::default(),
-        // What is no name is none of the four.
-        Some(name) => {
-            let name = name.cast::<PyString>().ok();
-            let name = name.as_ref().and_then(|name| name.to_str().ok());
-            name.unwrap_or_default().parse::<Initiator>().or_raise(py)?
-        }
-    };
-    let read = message(py, request, &keys)?;
-    let edits = initiator::stamp_edits(&read, initiator, &keys).or_raise(py)?;
-    write::apply(request, &edits, &keys, &[])
+    provenance::stamp_initiator(py, request, initiator, &keys)
 }
 
 /// A copy of `request` without an `initiator`, for a call the model chose
@@ -211,9 +176,7 @@ fn clear_initiator<'py>(
     options: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let keys = self::options(py, options, KeyOptions::from_value)?;
-    let read = message(py, request, &keys)?;
-    let edits = initiator::clear_edits(&read, &keys).or_raise(py)?;
-    write::apply(request, &edits, &keys, &[])
+    provenance::clear_initiator(py, request, &keys)
 }
 
 /// A copy of `request` carrying (a copy of) `invocation` as its envelope,
@@ -234,10 +197,7 @@ fn attach_invocation<'py>(
     options: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let keys = self::options(py, options, KeyOptions::from_value)?;
-    let read = message(py, request, &keys)?;
-    let read_invocation = read::whole(Some(invocation), &[]).or_raise(py)?;
-    let edits = invocation::attach_edits(&read, &read_invocation, &keys).or_raise(py)?;
-    write::apply(request, &edits, &keys, &[invocation])
+    provenance::attach_invocation(py, request, invocation, &keys)
 }
 
 /// A copy of `response` whose envelope holds the request's `turnId`, and
@@ -257,10 +217,7 @@ fn echo_turn_id<'py>(
     options: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let keys = self::options(py, options, KeyOptions::from_value)?;
-    let read_request = message(py, request, &keys)?;
-    let read = message(py, response, &keys)?;
-    let edits = echo::echo_edits(&read_request, &read, &keys).or_raise(py)?;
-    write::apply(response, &edits, &keys, &[request])
+    provenance::echo_turn_id(py, request, response, &keys)
 }
 
 /// The audit record of a request: what the client asserted, made safe
@@ -280,11 +237,7 @@ fn audit_record<'py>(
     context: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let context = options(py, context, AuditContext::from_value)?;
-    let default = Policy::default();
-    let policy = context.policy.as_ref().unwrap_or(&default);
-    let read = read::message(request, &policy.keys, Some(&policy.correlation_keys));
-    let record = mcp_provenance::audit_record(&read.or_raise(py)?, &context).or_raise(py)?;
-    write::serialized(py, &record)
+    provenance::audit_record(py, request, &context)
 }
 
 /// A copy of `request` with legacy `user_query` / `invocation_reason`
@@ -304,9 +257,7 @@ fn lift_legacy_arguments<'py>(
     options: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let options = self::options(py, options, LiftOptions::from_value)?;
-    let read = message(py, request, &options.keys)?;
-    let edits = legacy::lift_edits(&read, &options).or_raise(py)?;
-    write::apply(request, &edits, &options.keys, &[])
+    provenance::lift_legacy_arguments(py, request, &options)
 }
 
 /// Whether `key` is a valid `_meta` key (KEY-1); `False` for what is not a `str`.
@@ -372,6 +323,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(is_valid_meta_key, module)?)?;
     module.add_function(wrap_pyfunction!(is_reserved_meta_key, module)?)?;
     module.add_function(wrap_pyfunction!(check_policy, module)?)?;
+    module.add_class::<provenance::Provenance>()?;
     module.add_class::<filter::PyFilter>()?;
     module.add_class::<gateway::PyGateway>()?;
     module.add_class::<gateway::PyExchange>()?;

@@ -190,5 +190,54 @@ class Filter(unittest.TestCase):
             mp.Filter({"maxBatch": 0})
 
 
+class Provenance(unittest.TestCase):
+    """A policy read once: each method gives what the function gives with the same options."""
+
+    OPTIONS: Dict[str, Any] = {"invocationKey": "com.example/aiInvocation", "uiKey": "com.example/ui", "userIntent": "redact"}
+    KEYS = {"invocationKey": "com.example/aiInvocation", "uiKey": "com.example/ui"}
+    REQUEST: Dict[str, Any] = {
+        "jsonrpc": "2.0", "id": 4, "method": "tools/call",
+        "params": {"name": "q", "arguments": {"user_query": "find it"}, "_meta": {
+            "com.example/aiInvocation": {"turnId": "t-9", "userIntent": {"text": "why\r\nnot"}},
+            "com.example/ui": {"initiator": "model"},
+        }},
+    }
+
+    def test_each_method_is_its_function_under_the_bound_options(self) -> None:
+        bound = mp.Provenance(self.OPTIONS)
+        self.assertEqual((bound.invocation_key, bound.ui_key), ("com.example/aiInvocation", "com.example/ui"))
+        request, keys = self.REQUEST, self.KEYS
+        response = {"jsonrpc": "2.0", "id": 4, "result": {"content": []}}
+        self.assertEqual(bound.validate(request), mp.validate(request, keys))
+        self.assertEqual(bound.validate(response, request), mp.validate(response, {**keys, "request": request}))
+        self.assertEqual(bound.sanitize(request), mp.sanitize(request, self.OPTIONS))
+        self.assertEqual(bound.sanitize(request)["changes"][0]["action"], "redacted")
+        self.assertEqual(bound.stamp_initiator(request), mp.stamp_initiator(request, "app", keys))
+        self.assertEqual(bound.stamp_initiator(request, "user"), mp.stamp_initiator(request, "user", keys))
+        self.assertEqual(bound.clear_initiator(request), mp.clear_initiator(request, keys))
+        invocation = {"turnId": "t-10"}
+        self.assertEqual(bound.attach_invocation(request, invocation), mp.attach_invocation(request, invocation, keys))
+        self.assertEqual(bound.echo_turn_id(request, response), mp.echo_turn_id(request, response, keys))
+        witnessed = {"sessionId": "s-1", "principal": "alice"}
+        self.assertEqual(
+            bound.audit_record(request, witnessed), mp.audit_record(request, {**witnessed, "policy": self.OPTIONS})
+        )
+        self.assertEqual(bound.audit_record(request)["clientAsserted"]["userIntentRedacted"], True)
+        self.assertEqual(bound.lift_legacy_arguments(request), mp.lift_legacy_arguments(request, keys))
+        self.assertEqual(
+            bound.lift_legacy_arguments(request, remove=True),
+            mp.lift_legacy_arguments(request, {**keys, "remove": True}),
+        )
+
+    def test_bad_options_are_refused_when_it_is_made_and_a_context_names_no_policy(self) -> None:
+        for options, code in (({"maxIntentBytes": 3}, "invalid-limit"), ({"invocationKey": "io.modelcontextprotocol/x"}, "reserved-key"), ({"userIntnet": "drop"}, "unknown-option")):
+            with self.assertRaises(mp.ProvenanceValueError) as raised:
+                mp.Provenance(options)
+            self.assertEqual(raised.exception.code, code)
+        with self.assertRaises(mp.ProvenanceValueError) as raised:
+            mp.Provenance().audit_record(self.REQUEST, {"policy": {}})
+        self.assertEqual(raised.exception.code, "invalid-option")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -10,6 +10,7 @@ from mcp_provenance import (
     AI_INVOCATION_KEY,
     UI_KEY,
     Filter,
+    Provenance,
     ProvenanceError,
     attach_invocation,
     audit_record,
@@ -51,6 +52,13 @@ turn: str = record["clientAsserted"].get("turnId", "")
 reply: Dict[str, Any] = echo_turn_id(lifted, {"jsonrpc": "2.0", "id": 1, "result": {"content": []}})
 answer: Report = validate(reply, {"request": lifted})
 keys: bool = is_valid_meta_key("com.example/turn") and not is_reserved_meta_key("com.example/turn")
+
+bound = Provenance({**policy, "invocationKey": "com.example/aiInvocation"})
+bound_key: str = bound.invocation_key + bound.ui_key
+bound_sent: Dict[str, Any] = bound.attach_invocation(bound.stamp_initiator(request, "user"), invocation)
+bound_record: AuditRecord = bound.audit_record(bound.lift_legacy_arguments(bound_sent, remove=True), {"sessionId": "s-1"})
+bound_report: Report = bound.validate(bound.echo_turn_id(bound_sent, reply), bound_sent)
+bound_changes: List[Change] = bound.sanitize(bound.clear_initiator(bound_sent))["changes"]
 
 outcome = Filter({"policy": {"userIntent": "drop"}, "liftLegacy": True})(b'{"id":1,"method":"ping"}', {"sessionId": "s-1"})
 accounts: List[MessageAccount] = outcome["messages"]

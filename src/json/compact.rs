@@ -6,7 +6,7 @@
 //!        | STRING str | ARRAY | OBJECT | UNREADABLE what:u8
 //!        | ARRAY_WHOLE size:u32 count:u32 value{count}
 //!        | OBJECT_WHOLE size:u32 count:u32 (str value){count}
-//! str   := len:u32 flags:u8 utf8[len]        flags: 1 cut, 2 lossy
+//! str   := len:u32 flags:u8 utf8[len]        flags: 2 lossy
 //! ```
 //!
 //! `ARRAY` and `OBJECT` give the type alone; the `_WHOLE` forms hold every
@@ -42,8 +42,6 @@ pub const OBJECT_WHOLE: u8 = 10;
 /// The tag of a value JS could not read as JSON.
 pub const UNREADABLE: u8 = 11;
 
-/// A string's flag: not all of it was read.
-pub const CUT: u8 = 1;
 /// A string's flag: a lone surrogate was read as U+FFFD.
 pub const LOSSY: u8 = 2;
 
@@ -84,20 +82,16 @@ fn f64(bytes: &mut &[u8]) -> Result<f64, Broken> {
     Ok(f64::from_le_bytes(raw))
 }
 
-/// A `str` at the head of `bytes`, and whether it was cut short.
-#[inline]
-pub fn text_and_cut<'a>(bytes: &mut &'a [u8]) -> Result<(Text<'a>, bool), Broken> {
-    let len = u32(bytes)? as usize;
-    let flags = byte(bytes)?;
-    let text = std::str::from_utf8(take(bytes, len)?).map_err(|_| Broken::Malformed)?;
-    let lossy = flags & LOSSY != 0;
-    Ok((Text { text, lossy }, flags & CUT != 0))
-}
-
 /// A `str` at the head of `bytes`.
 #[inline]
 pub fn text<'a>(bytes: &mut &'a [u8]) -> Result<Text<'a>, Broken> {
-    text_and_cut(bytes).map(|(text, _)| text)
+    let len = u32(bytes)? as usize;
+    let flags = byte(bytes)?;
+    let text = std::str::from_utf8(take(bytes, len)?).map_err(|_| Broken::Malformed)?;
+    Ok(Text {
+        text,
+        lossy: flags & LOSSY != 0,
+    })
 }
 
 /// The value at the head of `bytes`. A whole container is returned as

@@ -24,4 +24,4 @@ pub use slot::{Slot, Tree};
 pub(crate) use sort::{any_twice, sort_by, sort_by_name};
 pub(crate) use write::{one_line, string_len, write_scalar, write_string};
 // Only the npm package's boundary asks whether JSON text is one line already.
-pub use write::is_one_line;
+pub use write::{is_one_line, write_exact};

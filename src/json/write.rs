@@ -117,6 +117,93 @@ pub(crate) fn write_scalar(out: &mut String, slot: &Slot<'_>) {
     }
 }
 
+/// Appends `value`, a finite number, as the exact decimal it stands for
+/// (`0.1` is `0.1000000000000000055511151231257827021181583404541015625`),
+/// which any JSON reader reads back as the very same `f64`: a number's JSON
+/// text without a shortest-digits algorithm and its tables (what the npm
+/// package's host module does without). An integer is written as one.
+///
+/// # Examples
+///
+/// ```
+/// use mcp_provenance::__bindings::json::write_exact;
+///
+/// for (value, text) in [(7.0, "7"), (-1.5, "-1.5"), (0.1, "0.1000000000000000055511151231257827021181583404541015625"), (1e21, "1000000000000000000000")] {
+///     let mut out = String::new();
+///     write_exact(value, &mut out);
+///     assert_eq!(out, text);
+///     assert_eq!(out.parse::<f64>(), Ok(value));
+/// }
+/// ```
+pub fn write_exact(value: f64, out: &mut String) {
+    if value.is_sign_negative() && value != 0.0 {
+        out.push('-');
+    }
+    let bits = value.abs().to_bits();
+    let (exponent, fraction) = ((bits >> 52) as i32, bits & ((1 << 52) - 1));
+    // value = mantissa × 2^power
+    let (mantissa, power) = match exponent {
+        0 => (fraction, -1074),
+        _ => (fraction | (1 << 52), exponent - 1075),
+    };
+    if power >= 0 {
+        return out.push_str(&decimal(mantissa, 2, power.unsigned_abs()));
+    }
+    let shift = power.unsigned_abs();
+    let (whole, part) = match mantissa.checked_shr(shift) {
+        Some(whole) => (whole, mantissa & ((1 << shift) - 1)),
+        None => (0, mantissa),
+    };
+    out.push_str(&whole.to_string());
+    if part != 0 {
+        // part / 2^shift = part × 5^shift / 10^shift: its digits, `shift` of them.
+        let digits = decimal(part, 5, shift);
+        out.push('.');
+        out.extend(std::iter::repeat_n(
+            '0',
+            (shift as usize).saturating_sub(digits.len()),
+        ));
+        out.push_str(digits.trim_end_matches('0'));
+    }
+}
+
+/// The decimal digits of `start × base^times`, `base` 2 or 5, in limbs of
+/// nine digits, multiplied by as many factors at once as a limb's product
+/// holds: a few thousand steps for the longest (`5e-324`).
+fn decimal(start: u64, base: u64, times: u32) -> String {
+    const LIMB: u64 = 1_000_000_000;
+    // Least significant first; each below 2^30, so a product by 2^30 or 5^13 fits.
+    let mut limbs = vec![start % LIMB, start / LIMB % LIMB, start / LIMB / LIMB];
+    let step = if base == 2 { 30 } else { 13 };
+    let mut left = times;
+    while left > 0 {
+        let factors = left.min(step);
+        left -= factors;
+        let by = base.pow(factors);
+        let mut carry = 0;
+        for limb in &mut limbs {
+            let product = *limb * by + carry;
+            (*limb, carry) = (product % LIMB, product / LIMB);
+        }
+        while carry > 0 {
+            limbs.push(carry % LIMB);
+            carry /= LIMB;
+        }
+    }
+    let mut text = String::with_capacity(9 * limbs.len());
+    for limb in limbs.iter().rev() {
+        let mut unit = LIMB / 10;
+        while unit > 0 {
+            text.push(char::from(b'0' + (limb / unit % 10) as u8));
+            unit /= 10;
+        }
+    }
+    match text.trim_start_matches('0') {
+        "" => "0".to_owned(),
+        digits => digits.to_owned(),
+    }
+}
+
 /// Appends a number's JSON text, as `JSON.stringify` writes it, so that
 /// sizes agree in every runtime: `1e20` is `100000000000000000000`, `1e-7`
 /// is `1e-7`.
@@ -140,6 +227,45 @@ mod tests {
     use serde_json::{Value, json};
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn every_finite_number_is_written_as_the_exact_decimal_it_is() {
+        let edges = [
+            0.0,
+            -0.0,
+            5e-324,
+            2.2250738585072014e-308,
+            f64::MAX,
+            f64::MIN,
+            9007199254740993.0,
+            0.1,
+            1e-7,
+            1e21,
+            123.456,
+        ];
+        // A sequence of bit patterns spread over every exponent (a linear congruential one).
+        let mut bits: u64 = 0x9E37_79B9_7F4A_7C15;
+        let spread = std::iter::repeat_with(move || {
+            bits = bits
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            f64::from_bits(bits)
+        });
+        for value in edges
+            .into_iter()
+            .chain(spread.filter(|value| value.is_finite()).take(2000))
+        {
+            let mut out = String::new();
+            write_exact(value, &mut out);
+            assert_eq!(out.parse::<f64>(), Ok(value), "{out}");
+            assert!(
+                !(out.contains(['e', 'E'])
+                    || out.ends_with('.')
+                    || out.contains('.') && out.ends_with('0')),
+                "{out}"
+            );
+        }
+    }
 
     #[test]
     fn a_string_is_written_with_no_line_break_or_disguise_raw() {

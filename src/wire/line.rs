@@ -119,7 +119,7 @@ fn write(seen: &Seen, head: Option<&str>, out: &mut String) {
     object.raw("valid", if seen.valid { "true" } else { "false" });
     if let Some(record) = &seen.record {
         object.key("record");
-        write_record(record, object.out);
+        write_record(record, object.out, id_of);
     }
     if !seen.diagnostics.is_empty() {
         object.key("diagnostics");
@@ -146,13 +146,26 @@ pub(super) fn id_of(id: &RequestId, out: &mut String) {
     }
 }
 
-fn write_record(record: &AuditRecord, out: &mut String) {
+/// `record` as the JSON a message's line holds it in, a numeric request id
+/// as the exact decimal it is ([`json::write_exact`]): the one form a
+/// record crosses a binding in.
+pub fn record_json(record: &AuditRecord) -> String {
+    let mut out = String::with_capacity(256);
+    write_record(record, &mut out, |id, out| match id {
+        RequestId::Number(number) => json::write_exact(number.as_f64().unwrap_or_default(), out),
+        RequestId::String(text) => write_string(out, text),
+    });
+    out
+}
+
+/// Writes `record`, its request id as `id` writes one.
+fn write_record(record: &AuditRecord, out: &mut String, id: fn(&RequestId, &mut String)) {
     let mut object = Object::open(out);
     object.string("method", &record.method);
     object.optional("tool", record.tool.as_deref());
-    if let Some(id) = &record.request_id {
+    if let Some(request_id) = &record.request_id {
         object.key("requestId");
-        id_of(id, object.out);
+        id(request_id, object.out);
     }
     let asserted = &record.client_asserted;
     object.key("clientAsserted");

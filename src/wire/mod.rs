@@ -65,6 +65,7 @@ pub use exchange::Exchange;
 pub use filter::Filter;
 pub use gateway::Gateway;
 pub use line::line_head;
+pub use line::record_json;
 pub(crate) use options::read_json;
 pub use options::{AuditArguments, FilterContext, FilterOptions, GatewayOptions};
 pub use outcome::{MessageKind, Outcome, Seen, Verdict};

@@ -1,86 +1,88 @@
-// The package's functions. Each reads its arguments into the tape (one
-// crossing into wasm, see boundary.mjs) and turns the answer into what it
-// returns; the core decides everything.
+// The package's functions. Options cross once, into a handle in the module
+// (a call's own found by what they hold, made the first time); each call
+// reads its arguments into the tape as the handle's plan says (one crossing
+// into wasm, see object.mjs) and turns the answer into what it returns; the
+// core decides everything.
 
 import { readMessage, table } from "../table.mjs";
-import { apply } from "./answer.mjs";
-import { call, glue, guard } from "./host.mjs";
-import { keysOf, optionsAndMessage, requestCalls } from "./requests.mjs";
+import { bind, call, glue, guard, handle } from "./host.mjs";
+import { changesOf, reportOf } from "./report.mjs";
+import { copied, requestCalls, subject } from "./requests.mjs";
 
 export const AI_INVOCATION_KEY = table.keys.invocation;
 export const UI_KEY = table.keys.ui;
 
-export function validate(message, options) {
-  return call("Validate", (w, flags) => {
-    const found = w.options(options, "request");
-    const keys = keysOf(found.keys);
-    readMessage(w, message, flags, keys.invocation, keys.ui, keys.wanted);
-    readMessage(w, found.apart, flags, keys.invocation, keys.ui, keys.wanted);
-  }, (answer) => answer.report());
+/**
+ * The functions of the object API, each under the handle `using(reads,
+ * options, apart)` gives: the options of a call, read as `reads` (the
+ * table's `reads`), but for their member `apart`.
+ */
+function calls(using) {
+  return {
+    validate(message, options) {
+      return call("Validate", using("Validate", options, "request"), (w, flags, bound) => {
+        readMessage(w, message, flags, bound.plan);
+        readMessage(w, bound.apart, flags, bound.plan);
+      }, reportOf);
+    },
+
+    sanitize(message, policy) {
+      return call("Sanitize", using("Policy", policy), (w, flags, { plan }) => subject(w, message, flags, plan), (answer, w, bound) => {
+        const changes = changesOf(answer);
+        return { message: copied(answer, w, bound), changes };
+      });
+    },
+
+    ...requestCalls(call, using),
+
+    echoTurnId(request, response, options) {
+      return call("EchoTurnId", using("Keys", options), (w, flags, { plan }) => {
+        subject(w, request, flags, plan, 1);
+        subject(w, response, flags, plan);
+      }, copied);
+    },
+
+    auditRecord(request, context) {
+      // The context's policy is the handle's; the rest, the server's own facts, is the call's.
+      const policy = () => using("Policy", typeof context === "object" && context !== null ? context.policy : undefined)();
+      return call("AuditRecord", policy, (w, flags, { plan }) => {
+        w.options(context, "policy");
+        readMessage(w, request, flags, plan);
+      }, (answer) => JSON.parse(answer.str()));
+    },
+
+    liftLegacyArguments(request, options) {
+      return call("LiftLegacyArguments", using("Lift", options), (w, flags, { plan }) => subject(w, request, flags, plan, 0, true), copied);
+    },
+
+    isValidMetaKey(key) {
+      return guard(() => glue.isValidMetaKey(key));
+    },
+
+    isReservedMetaKey(key) {
+      return guard(() => glue.isReservedMetaKey(key));
+    },
+  };
 }
 
-export function sanitize(message, policy) {
-  return call("Sanitize", (w, flags) => optionsAndMessage(w, flags, policy, message, { input: 0 }), (answer, _, keys, w) => {
-    const changes = answer.changes();
-    return { message: apply(answer, keys, w), changes };
-  });
-}
-
-export const { stampInitiator, clearInitiator, attachInvocation } = requestCalls(call);
-
-export function echoTurnId(request, response, options) {
-  return call("EchoTurnId", (w, flags) => {
-    const keys = optionsAndMessage(w, flags, options, request, { input: 1 });
-    w.input(0, () => readMessage(w, response, flags, keys.invocation, keys.ui, keys.wanted));
-    return keys;
-  }, (answer, _, keys, w) => apply(answer, keys, w));
-}
-
-export function auditRecord(request, context) {
-  return call("AuditRecord", (w, flags) => optionsAndMessage(w, flags, context, request, { keysIn: table.keysIn.AuditRecord }),
-    (answer) => answer.record());
-}
-
-export function liftLegacyArguments(request, options) {
-  return call("LiftLegacyArguments", (w, flags) => optionsAndMessage(w, flags, options, request, { input: 0, pin: true }),
-    (answer, _, keys, w) => apply(answer, keys, w));
-}
-
-export function isValidMetaKey(key) {
-  return guard(() => glue.isValidMetaKey(key));
-}
-
-export function isReservedMetaKey(key) {
-  return guard(() => glue.isReservedMetaKey(key));
-}
+export const {
+  validate, sanitize, stampInitiator, clearInitiator, attachInvocation, echoTurnId, auditRecord, liftLegacyArguments,
+  isValidMetaKey, isReservedMetaKey,
+} = calls((reads, options, apart) => () => handle(reads, options, apart));
 
 /** `given` over `bound`: a call's own options merged over the bound ones (anything else is passed on as it is, for the core to refuse). */
 function over(bound, given) {
-  if (given === undefined) return bound;
   return typeof given === "object" && given !== null && !Array.isArray(given) ? { ...bound, ...given } : given;
 }
 
 export function createProvenance(options) {
-  call("CheckPolicy", (w) => w.options(options), () => undefined);
+  const holder = {};
+  const current = bind(options, holder);
   const policy = options === undefined || options === null ? {} : { ...options };
-  const invocationKey = policy.invocationKey ?? AI_INVOCATION_KEY;
-  const uiKey = policy.uiKey ?? UI_KEY;
+  // The keys in force, as the module read them.
+  const { invocation: invocationKey, ui: uiKey } = current().plan;
   const keys = { invocationKey, uiKey };
-  return Object.freeze({
-    invocationKey,
-    uiKey,
-    validate: (message, given) => validate(message, over(keys, given)),
-    sanitize: (message, given) => sanitize(message, over(policy, given)),
-    attachInvocation: (request, invocation, given) => attachInvocation(request, invocation, over(keys, given)),
-    stampInitiator: (request, initiator, given) => stampInitiator(request, initiator, over(keys, given)),
-    clearInitiator: (request, given) => clearInitiator(request, over(keys, given)),
-    echoTurnId: (request, response, given) => echoTurnId(request, response, over(keys, given)),
-    auditRecord: (request, context) => {
-      const merged = over({}, context);
-      return auditRecord(request, typeof merged === "object" ? { ...merged, policy: over(policy, merged.policy) } : merged);
-    },
-    liftLegacyArguments: (request, given) => liftLegacyArguments(request, over(keys, given)),
-    isValidMetaKey,
-    isReservedMetaKey,
-  });
+  // A call given options of its own: those merged over the bound ones (the policy, or its keys alone), found by what they hold.
+  const using = (reads, given, apart) => (given === undefined ? current : () => handle(reads, over(reads === "Policy" ? policy : keys, given), apart));
+  return Object.freeze(Object.assign(holder, { invocationKey, uiKey, ...calls(using) }));
 }
