@@ -98,3 +98,24 @@ test("a record is the JSON the filter's lines carry: a numeric id the very numbe
     else assert.equal(line.record, undefined, String(id));
   }
 });
+
+test("a createProvenance no longer reachable lets its handle go: the module keeps no more than it needs", async () => {
+  const { execFileSync } = await import("node:child_process");
+  // In a process of its own, whose collector the test can run.
+  const script = `
+    import * as api from ${JSON.stringify(new URL("../pkg/dist/index.mjs", import.meta.url).href)};
+    import { guard, handle } from ${JSON.stringify(new URL("../pkg/dist/lib/host.mjs", import.meta.url).href)};
+    const numbers = (from, count) => Array.from({ length: count }, (_, i) => guard(() => handle("Policy", { maxIntentBytes: from + i })).number);
+    let held = Array.from({ length: 100 }, (_, i) => api.createProvenance({ maxReasonBytes: 100 + i }));
+    const before = Math.max(...numbers(1000, 20));
+    held = undefined;
+    for (let i = 0; i < 10 && globalThis.gc; i++) { gc(); await new Promise((resolve) => setTimeout(resolve, 10)); }
+    const after = Math.max(...numbers(2000, 40));
+    console.log(JSON.stringify({ before, after }));
+  `;
+  const out = execFileSync(process.execPath, ["--expose-gc", "--input-type=module", "-e", script], { encoding: "utf8" });
+  const { before, after } = JSON.parse(out);
+  // Held, the 100 take numbers the 20 made next cannot have; let go of, their numbers are made again.
+  assert.ok(before > 100, `before: ${before}`);
+  assert.ok(after < 100, `after: ${after}`);
+});

@@ -9,8 +9,8 @@
 
 use super::answer::KINDS;
 use super::handle::{NEW, Reads};
-use super::run::{ERROR, MALFORMED, Op, RECORDS, STRINGS, VALUES};
-use super::tape::{RECORD, UNFINISHED, WHOLE};
+use super::memory::{ERROR, MALFORMED, RECORDS, STRINGS, VALUES};
+use super::tape::{Op, RECORD, UNFINISHED, WHOLE};
 use super::{MAX_NAME_CHARS, NONE, WHAT};
 use mcp_provenance::__bindings::json::compact;
 use mcp_provenance::__bindings::schema::{ENVELOPE, FIELDS, Group, Key, MESSAGE, Node};

@@ -14,18 +14,17 @@
 use std::cell::RefCell;
 
 use crate::answer::Answer;
-use crate::run::{ANSWER, ANSWER_AT, ERROR, FAILED, Fault, MALFORMED, Op, areas, cut, first_read};
-use crate::tape::Tape;
+use crate::memory::{Fault, MALFORMED, answered, areas, failed, forget};
 #[cfg(feature = "host")]
 use crate::tape::{Failure, WHOLE};
-#[cfg(feature = "host")]
-use mcp_provenance::__bindings::correlation;
+use crate::tape::{Op, Tape, first_read};
 use mcp_provenance::__bindings::options::FromOptions;
 #[cfg(feature = "host")]
 use mcp_provenance::__bindings::validate;
-use mcp_provenance::KeyOptions;
+use mcp_provenance::__bindings::{audit, correlation, path};
 #[cfg(feature = "host")]
-use mcp_provenance::{Diagnostic, FieldPolicy, LiftOptions, Policy};
+use mcp_provenance::{Diagnostic, FieldPolicy, LiftOptions};
+use mcp_provenance::{KeyOptions, Policy};
 use wasm_bindgen::prelude::*;
 
 /// What options are read as, by what takes them: the byte JS gives
@@ -153,6 +152,30 @@ impl Bound {
     }
 }
 
+/// How many UTF-16 code units of a string to read under `policy`: twice
+/// (for surrogate pairs) one more character than any output keeps of one
+/// string, so that a longer string reads as it would whole (`text::clean`).
+fn cut(policy: &Policy) -> u32 {
+    let longest = [
+        policy.max_reason_bytes,
+        policy.max_intent_bytes,
+        policy.max_model_bytes,
+        policy.max_turn_id_bytes,
+    ]
+    .into_iter()
+    .map(|limit| limit as usize)
+    // A correlation id past its limit must stay past it when cut, and be
+    // refused, never kept short.
+    .chain([
+        path::MAX_SEGMENT_BYTES,
+        audit::MAX_RECORDED_NAME_BYTES,
+        correlation::MAX_ID_BYTES,
+    ])
+    .max()
+    .unwrap_or(audit::MAX_RECORDED_NAME_BYTES);
+    u32::try_from(2 * (longest + 1)).unwrap_or(u32::MAX)
+}
+
 /// A handle: its options as written (what it is found by), what they came
 /// to, and how many JS values hold it.
 struct Held {
@@ -183,14 +206,14 @@ pub(crate) const NEW: usize = 1 << 24;
 /// kind `reads`), made unless the same were made before; held by JS with
 /// `pin`. Returns its number (a handle found, whose plan JS has read), or
 /// `NEW` plus its number and its plan in the answer (`plan` in answer.rs),
-/// or `ERROR` (the options are wrong: [`crate::run::error`]) or
+/// or `ERROR` (the options are wrong: [`crate::memory::error`]) or
 /// `MALFORMED`.
 ///
 /// Not within a call's chunk (`crate::arena`): what it makes outlives the
 /// call.
 #[wasm_bindgen]
 pub fn provenance(reads: u8, pin: bool, records: usize, strings: usize, values: usize) -> i32 {
-    drop((ANSWER.take(), FAILED.take()));
+    forget();
     let Some(reads) = Reads::ALL.get(usize::from(reads)).copied() else {
         return MALFORMED;
     };
@@ -213,18 +236,14 @@ pub fn provenance(reads: u8, pin: bool, records: usize, strings: usize, values: 
         };
         let bound = match Bound::read(reads, &mut tape) {
             Ok(bound) => bound,
-            Err(Fault::Error(error)) => {
-                FAILED.set(Some(error));
-                return ERROR;
-            }
+            Err(Fault::Error(error)) => return failed(error),
             Err(Fault::Malformed) => return MALFORMED,
         };
         let mut out = Vec::new();
         let (cut, wanted) = plan_of(&bound);
         let flags = Op::ALL.map(|op| bound.flags(op));
         Answer(&mut out).plan(&flags, cut, bound.keys(), &wanted);
-        ANSWER_AT.set(out.as_ptr() as usize);
-        ANSWER.set(out);
+        answered(out);
         // A handle made anew: its number, past the numbers a handle found has.
         i32::try_from(keep(written, bound, pin) + NEW).unwrap_or(MALFORMED)
     })

@@ -10,7 +10,7 @@
 //!
 //! | JS call | crosses in | crosses out | why |
 //! |---|---|---|---|
-//! | `validate`, `sanitize`, `stampInitiator`, `clearInitiator`, `attachInvocation`, `echoTurnId`, `auditRecord`, `liftLegacyArguments` | a handle's number and the tape (`run.rs`): the places the rules read, straight from the caller's objects | the compact answer (`answer.rs`); a record as the JSON the filter carries | the hot path: the same calls with serde-wasm-bindgen in and out took 3.8× (`auditRecord`) to 13× (`stampInitiator`) as long on the SEP example (bench/serde-wasm-bindgen) |
+//! | `validate`, `sanitize`, `stampInitiator`, `clearInitiator`, `attachInvocation`, `echoTurnId`, `auditRecord`, `liftLegacyArguments` | a handle's number and the tape (`run.rs`, its areas in `memory.rs`): the places the rules read, straight from the caller's objects | the compact answer (`answer.rs`); a record as the JSON a filter's line holds | the hot path: the same calls with serde-wasm-bindgen in and out took 6× (`validate`) to 17× (`stampInitiator`) as long on the SEP example, `auditRecord` 3× (bench/serde-wasm-bindgen); the record is the filter's one form, at the cost of `JSON.parse` |
 //! | `createProvenance`, a call's own options | its options, on the tape, once: the handle (`handle.rs`) found by them as written | the handle's number and its plan: what to read of a message | options cross once, into a handle every call after runs under; nothing is read twice and no call read again |
 //! | `isValidMetaKey`, `isReservedMetaKey` | the JS value | a `bool` | wasm-bindgen's own forms |
 //! | `createFilter` (`Filter`, `filter.rs`), a filter's context | the JSON text of a plain copy JS made, read by the core's own parser | the filter, a class | options cross once; JS runs each getter once, as it copies; serde-wasm-bindgen and `serde_json::Value` made the module 37 KB larger gzipped |
@@ -49,6 +49,8 @@ mod filter;
 mod gateway;
 #[cfg(feature = "outgoing")]
 mod handle;
+#[cfg(feature = "outgoing")]
+mod memory;
 #[cfg(feature = "outgoing")]
 mod run;
 #[cfg(feature = "outgoing")]

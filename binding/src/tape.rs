@@ -1,5 +1,5 @@
 //! The tape: what JS hands over in one call. JS reads the places of the
-//! table ([`mcp_provenance::schema`]) and writes one record for each, in table order;
+//! table ([`mcp_provenance::__bindings::schema`]) and writes one record for each, in table order;
 //! this module reads them back as the views every rule reads.
 //!
 //! A tape is three areas of the module's memory:
@@ -37,10 +37,11 @@ use mcp_provenance::__bindings::message::Unreadable;
 use mcp_provenance::__bindings::path::Path;
 use mcp_provenance::__bindings::schema::{EnvelopeField, FIELDS, MESSAGE, Node, Place, Read};
 use mcp_provenance::__bindings::view::{Envelope, MessageView};
+use mcp_provenance::__bindings::{initiator, invocation};
 use mcp_provenance::KeyOptions;
 
 /// Read unknown members whole, not just their type: a flag of the tape,
-/// beside the reads of [`mcp_provenance::schema::Reads`].
+/// beside the reads of [`mcp_provenance::__bindings::schema::Reads`].
 #[cfg(any(feature = "host", test))]
 pub(super) const WHOLE: u8 = 2;
 
@@ -52,6 +53,47 @@ pub(super) const UNFINISHED: u32 = u32::MAX;
 pub(super) struct Header {
     pub op: u8,
     pub flags: u8,
+}
+
+/// What a tape asks for, by its first byte.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Op {
+    Validate,
+    Sanitize,
+    StampInitiator,
+    ClearInitiator,
+    AttachInvocation,
+    EchoTurnId,
+    AuditRecord,
+    LiftLegacyArguments,
+}
+
+impl Op {
+    /// Every op, by its code.
+    pub(crate) const ALL: [Op; 8] = [
+        Op::Validate,
+        Op::Sanitize,
+        Op::StampInitiator,
+        Op::ClearInitiator,
+        Op::AttachInvocation,
+        Op::EchoTurnId,
+        Op::AuditRecord,
+        Op::LiftLegacyArguments,
+    ];
+}
+
+/// The flags every op reads with first: the groups of places its rules
+/// read, and whether it reads the envelope's fields.
+pub(crate) fn first_read(op: Op) -> u8 {
+    match op {
+        Op::Validate => mcp_provenance::__bindings::validate::READS,
+        Op::Sanitize => mcp_provenance::__bindings::sanitize::READS,
+        Op::StampInitiator | Op::ClearInitiator => initiator::READS,
+        Op::EchoTurnId => mcp_provenance::__bindings::echo::READS,
+        Op::AuditRecord => mcp_provenance::__bindings::audit::READS,
+        Op::LiftLegacyArguments => mcp_provenance::__bindings::legacy::READS,
+        Op::AttachInvocation => invocation::READS,
+    }
 }
 
 /// One place of the message tree, with the place it hangs under.
