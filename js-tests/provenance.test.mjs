@@ -119,3 +119,11 @@ test("a createProvenance no longer reachable lets its handle go: the module keep
   assert.ok(before > 100, `before: ${before}`);
   assert.ok(after < 100, `after: ${after}`);
 });
+
+test("options written longer than a handle is found again by are read each call, and give the same", () => {
+  const long = (n) => `com.example/${String(n).repeat(40_000)}`;
+  const policy = { correlationKeys: { [long(1)]: "conversation", [long(2)]: "user" } };
+  const sent = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "q", _meta: { [long(2)]: "u-7" } } };
+  const records = [1, 2, 3].map(() => api.auditRecord(sent, { policy }).clientAsserted.correlation);
+  assert.deepEqual(records, Array(3).fill([{ kind: "user", value: "u-7", key: long(2) }]));
+});

@@ -187,6 +187,12 @@ struct Held {
 /// How many handles no JS value holds are kept.
 const KEPT: usize = 16;
 
+/// The most bytes of options a handle is found again by: options written
+/// longer (a correlation key list of megabytes, or what `validate` refused)
+/// make a handle found by nothing, so that the module never holds more than
+/// `KEPT` times this of what callers wrote.
+const FOUND_BY: usize = 1 << 16;
+
 thread_local! {
     /// The handles, by number; a number whose handle was let go is free.
     static HELD: RefCell<Vec<Option<Held>>> = const { RefCell::new(Vec::new()) };
@@ -218,16 +224,10 @@ pub fn provenance(reads: u8, pin: bool, records: usize, strings: usize, values: 
         return MALFORMED;
     };
     areas(records, strings, values, |(records, strings, values)| {
-        // Found by what was written after the header, and the kind.
-        let mut written = vec![reads as u8];
-        for area in [
-            records.get(crate::tape::RECORD..).unwrap_or_default(),
-            strings,
-            values,
-        ] {
-            written.extend_from_slice(&(area.len() as u32).to_le_bytes());
-            written.extend_from_slice(area);
-        }
+        // Found by the kind and what was written after the header: the
+        // options' one record (of a fixed size), and the values it points at.
+        let after = records.get(crate::tape::RECORD..).unwrap_or_default();
+        let written = [&[reads as u8], after, strings, values].concat();
         if let Some(handle) = find(&written, pin) {
             return i32::try_from(handle).unwrap_or(MALFORMED);
         }
@@ -244,8 +244,14 @@ pub fn provenance(reads: u8, pin: bool, records: usize, strings: usize, values: 
         let flags = Op::ALL.map(|op| bound.flags(op));
         Answer(&mut out).plan(&flags, cut, bound.keys(), &wanted);
         answered(out);
+        // Longer options are found by nothing, and let go of as any other.
+        let found_by = if written.len() <= FOUND_BY {
+            written
+        } else {
+            Vec::new()
+        };
         // A handle made anew: its number, past the numbers a handle found has.
-        i32::try_from(keep(written, bound, pin) + NEW).unwrap_or(MALFORMED)
+        i32::try_from(keep(found_by, bound, pin) + NEW).unwrap_or(MALFORMED)
     })
 }
 
