@@ -584,10 +584,11 @@ export class Writer {
 
   /**
    * An options argument, whole, but for its member `apart`, which is
-   * returned to be read as what it is (a message). Strings are never cut:
-   * one longer than an option can be stops the reading before it is copied.
+   * returned to be read as what it is (a message), or with `taken` left
+   * unread (its caller read it already). Strings are never cut: one longer
+   * than an option can be stops the reading before it is copied.
    */
-  options(options, apart) {
+  options(options, apart, taken = false) {
     let found;
     const cut = this.cut;
     this.cut = 0;
@@ -600,7 +601,7 @@ export class Writer {
       let count = 0;
       for (const name of Object.keys(options)) {
         if (name === apart) {
-          found = options[name];
+          if (!taken) found = options[name];
           continue;
         }
         const item = this.member(options, name);

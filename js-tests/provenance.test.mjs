@@ -127,3 +127,29 @@ test("options written longer than a handle is found again by are read each call,
   const records = [1, 2, 3].map(() => api.auditRecord(sent, { policy }).clientAsserted.correlation);
   assert.deepEqual(records, Array(3).fill([{ kind: "user", value: "u-7", key: long(2) }]));
 });
+
+test("an audit context's policy is read once, and its other members once", () => {
+  const reads = { policy: 0, sessionId: 0 };
+  const context = {
+    get policy() { reads.policy++; return { userIntent: "drop" }; },
+    get sessionId() { reads.sessionId++; return "s-1"; },
+  };
+  const record = api.auditRecord(request, context);
+  assert.equal(record.witnessed.sessionId, "s-1");
+  assert.deepEqual(reads, { policy: 1, sessionId: 1 });
+});
+
+test("a policy an audit context only inherits is none of its own", () => {
+  const inherited = Object.create({ policy: { userIntent: "drop" } });
+  inherited.sessionId = "s-1";
+  Object.defineProperty(inherited, "hidden", { value: 1, enumerable: false });
+  const sent = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "q", _meta: { [api.AI_INVOCATION_KEY]: { userIntent: { text: "why" } } } } };
+  // Not a plain object: refused as the context it is, whatever its prototype offers.
+  assert.throws(() => api.auditRecord(sent, inherited), (error) => error.code === "unreadable");
+  Object.prototype.policy = { userIntent: "drop" };
+  try {
+    assert.equal(api.auditRecord(sent, { sessionId: "s-1" }).clientAsserted.userIntent, "why");
+  } finally {
+    delete Object.prototype.policy;
+  }
+});

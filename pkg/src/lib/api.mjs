@@ -43,10 +43,12 @@ function calls(using) {
     },
 
     auditRecord(request, context) {
-      // The context's policy is the handle's; the rest, the server's own facts, is the call's.
-      const policy = () => using("Policy", typeof context === "object" && context !== null ? context.policy : undefined)();
+      // The context's policy is the handle's (read once, here, as the writer reads a member: own and
+      // enumerable, never one an Object.prototype holds); the rest, the server's own facts, is the call's.
+      const given = () => (typeof context === "object" && context !== null && Object.prototype.propertyIsEnumerable.call(context, "policy") ? context.policy : undefined);
+      const policy = () => using("Policy", given())();
       return call("AuditRecord", policy, (w, flags, { plan }) => {
-        w.options(context, "policy");
+        w.options(context, "policy", true);
         readMessage(w, request, flags, plan);
       }, (answer) => JSON.parse(answer.str()));
     },
