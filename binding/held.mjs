@@ -6,8 +6,10 @@ import { table } from "../table.mjs";
 
 /**
  * `bind(options, holder)`: a handle of `options` (a policy, keys and all)
- * held for as long as `holder` is reachable; what it returns gives the
- * handle's number and plan in the instance running.
+ * held for as long as `holder` is reachable, and `options` as they were
+ * read, once, for the handle: `{ current, read }`, where `current()` gives
+ * the handle's number and plan in the instance running and `read` is a
+ * plain copy of an options object (anything else as it came).
  */
 export function held({ glue, guard, instance, live, made, tape, written }) {
   const registry = new FinalizationRegistry(({ number, madeIn }) => {
@@ -32,12 +34,22 @@ export function held({ glue, guard, instance, live, made, tape, written }) {
       madeIn = instance();
       registry.register(holder, { number: bound.number, madeIn });
     };
+    let read = options;
     guard(() => {
-      written(options);
+      if (typeof options === "object" && options !== null && !Array.isArray(options)) {
+        // Written whole while snapshotting: the tape an options object makes, and the copy its one reading made.
+        const w = tape();
+        w.begin(0, 0, 0);
+        w.longest = table.limits.optionChars;
+        w.read(() => w.input(0, () => w.whole(options)));
+        read = w.inputs[0];
+      } else {
+        written(options);
+      }
       saved = save(tape());
       make();
     });
-    return () => {
+    const current = () => {
       if (madeIn !== instance()) {
         tape().begin(0, 0, 0);
         restore(tape(), saved);
@@ -45,5 +57,6 @@ export function held({ glue, guard, instance, live, made, tape, written }) {
       }
       return bound;
     };
+    return { current, read };
   };
 }

@@ -397,7 +397,7 @@ export class Writer {
     else this.close(at, count);
   }
 
-  /** A record for all of `value`, as JSON.stringify reads it. */
+  /** A record for all of `value`, as JSON.stringify reads it; while snapshotting, what it was read as (see `compact`). */
   whole(value) {
     if (typeof value !== "object" || value === null) return this.value(value);
     if (!Array.isArray(value) && !isPlain(value)) return this.unreadable(WHAT.notPlain);
@@ -406,7 +406,7 @@ export class Writer {
     this.bytes[r] = Array.isArray(value) ? ARRAY_WHOLE : OBJECT_WHOLE;
     this.data.setUint32(r + 8, this.v, true);
     this.r = r + RECORD;
-    this.compact(value);
+    return this.compact(value);
   }
 
   // --- The values area: the compact form ----------------------------------

@@ -58,6 +58,29 @@ test("options cross once: a getter of the bound options runs when the instance i
   assert.equal(reads, first, "no call read the options again");
 });
 
+test("the bound options are read once: a call's own merge over what the handle was made from", () => {
+  // Getters that answer differently each time they are read, at the top and nested.
+  let reads = 0;
+  const intents = ["drop", "keep"];
+  const kinds = ["conversation", "user"];
+  const options = {
+    invocationKey: KEY,
+    get userIntent() { return intents[reads++]; },
+    correlationKeys: { get "com.example/c"() { return kinds[reads++ - 1]; } },
+  };
+  const bound = api.createProvenance(options);
+  assert.equal(reads, 2, "each member read once, when the instance is made");
+  // With options of its own, a call reads the bound ones as first read: the intent dropped, never kept.
+  for (const own of [{ maxReasonBytes: 100 }, {}]) {
+    assert.equal(bound.sanitize(request, own).message.params._meta[KEY].userIntent, undefined, JSON.stringify(own));
+  }
+  const sent = { ...request, params: { ...request.params, _meta: { ...request.params._meta, "com.example/c": "c-1" } } };
+  const record = bound.auditRecord(sent, { policy: { maxReasonBytes: 100 } });
+  const found = record.clientAsserted.correlation.filter(({ key }) => key === "com.example/c");
+  assert.deepEqual(found, [{ kind: "conversation", value: "c-1", key: "com.example/c" }]);
+  assert.equal(reads, 2, "no call read the bound options again");
+});
+
 test("a handle outlives a restart of the module: it is made again from the options as first read", async () => {
   const { start } = await import("../pkg/dist/lib/host.mjs");
   const options = { invocationKey: KEY, userIntent: "redact" };

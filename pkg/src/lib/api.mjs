@@ -79,8 +79,9 @@ function over(bound, given) {
 
 export function createProvenance(options) {
   const holder = {};
-  const current = bind(options, holder);
-  const policy = options === undefined || options === null ? {} : { ...options };
+  const { current, read } = bind(options, holder);
+  // The options as the handle read them, for a call's own to merge over: never read a second time.
+  const policy = read ?? {};
   // The keys in force, as the module read them.
   const { invocation: invocationKey, ui: uiKey } = current().plan;
   const keys = { invocationKey, uiKey };
