@@ -63,6 +63,89 @@ pub struct Node {
     len: usize,
 }
 
+/// What a document holds its reading in, without the text it reads.
+#[derive(Default)]
+struct Buffers {
+    store: String,
+    nodes: Vec<Node>,
+    entries: Vec<Entry>,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl Drop for Doc<'_> {
+    /// Gives its buffers, emptied, to the next document made on this thread.
+    fn drop(&mut self) {
+        let mut buffers = Buffers {
+            store: std::mem::take(&mut self.store),
+            nodes: std::mem::take(&mut self.nodes),
+            entries: std::mem::take(&mut self.entries),
+        };
+        buffers.store.clear();
+        buffers.nodes.clear();
+        buffers.entries.clear();
+        spare::give(buffers);
+    }
+}
+
+/// Natively, one set of buffers a thread keeps between documents: the
+/// messages of a filter's calls and of `check`'s lines are read, one after
+/// the other, into the memory of the last, with no allocation of their own.
+/// A set that grew past what a usual message needs is let go of, so that
+/// one large message does not hold its memory for the thread's life.
+#[cfg(not(target_arch = "wasm32"))]
+mod spare {
+    use super::Buffers;
+    use std::cell::Cell;
+
+    /// The most entries a kept set holds room for (nodes alike, and four
+    /// times as many bytes of the store): a message of a thousand members,
+    /// some 130 KiB a thread at most.
+    pub(super) const KEPT: usize = 1024;
+
+    std::thread_local! {
+        static SPARE: Cell<Buffers> = Cell::new(Buffers::default());
+    }
+
+    /// The set kept, or empty buffers.
+    pub(super) fn take() -> Buffers {
+        SPARE.try_with(Cell::take).unwrap_or_default()
+    }
+
+    /// Keeps `buffers` for the next document, unless the set kept is
+    /// larger, or they are past the bound.
+    pub(super) fn give(buffers: Buffers) {
+        let room = |b: &Buffers| b.entries.capacity();
+        if room(&buffers) == 0
+            || room(&buffers) > KEPT
+            || buffers.nodes.capacity() > KEPT
+            || buffers.store.capacity() > KEPT * 4
+        {
+            return;
+        }
+        let _ = SPARE.try_with(|spare| {
+            let kept = spare.take();
+            spare.set(if room(&kept) >= room(&buffers) {
+                kept
+            } else {
+                buffers
+            });
+        });
+    }
+}
+
+/// In wasm, where every call of the binding allocates from an arena that
+/// the next call takes back whole (binding/src/arena.rs), nothing may
+/// outlive a call: each document has buffers of its own, and allocating
+/// them costs a bump of the arena's pointer.
+#[cfg(target_arch = "wasm32")]
+mod spare {
+    use super::Buffers;
+
+    pub(super) fn take() -> Buffers {
+        Buffers::default()
+    }
+}
+
 /// The message read, with everything the rules and the patcher need.
 pub struct Doc<'a> {
     pub text: &'a str,
@@ -73,13 +156,19 @@ pub struct Doc<'a> {
 }
 
 impl<'a> Doc<'a> {
-    /// An empty document of the body `text`.
+    /// An empty document of the body `text`, in the buffers the last
+    /// document let go of on this thread, when there are some.
     pub fn new(text: &'a str) -> Self {
+        let Buffers {
+            store,
+            nodes,
+            entries,
+        } = spare::take();
         Doc {
             text,
-            store: String::new(),
-            nodes: Vec::new(),
-            entries: Vec::new(),
+            store,
+            nodes,
+            entries,
         }
     }
 
@@ -158,5 +247,46 @@ impl<'a> Container<'a> {
     /// Whether it is an object (else an array).
     pub fn is_object(&self) -> bool {
         self.doc.get(self.node).is_some_and(|node| node.object)
+    }
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::*;
+
+    /// A document holding `members` entries under one node.
+    fn filled(members: usize) -> Doc<'static> {
+        let mut doc = Doc::new("{}");
+        let entry = Entry {
+            name: None,
+            start: 0,
+            value: Span::default(),
+            raw: Raw::Null,
+        };
+        doc.node(true, Span::default(), &vec![entry; members]);
+        doc
+    }
+
+    #[test]
+    fn a_document_reads_into_the_buffers_the_last_one_let_go_of() {
+        // Each test runs on a thread of its own: nothing is kept yet.
+        assert_eq!(Doc::new("").entries.capacity(), 0);
+        drop(filled(100));
+        let doc = Doc::new("[]");
+        assert!(doc.entries.capacity() >= 100 && doc.nodes.capacity() >= 1);
+        assert!(doc.entries.is_empty() && doc.nodes.is_empty() && doc.store.is_empty());
+        // Taken: the next document has its own.
+        assert_eq!(Doc::new("").entries.capacity(), 0);
+    }
+
+    #[test]
+    fn buffers_past_the_bound_are_let_go_of_and_the_larger_set_is_kept() {
+        drop(filled(spare::KEPT + 1));
+        assert_eq!(Doc::new("").entries.capacity(), 0);
+        // Two let go of one after the other (a batch's messages): the larger set stays.
+        let (large, small) = (filled(200), filled(20));
+        drop(large);
+        drop(small);
+        assert!(Doc::new("").entries.capacity() >= 200);
     }
 }

@@ -212,10 +212,7 @@ impl Capture {
             self.held.extend_from_slice(rest);
             self.check_held(printed);
         }
-        let whole = after
-            .iter()
-            .rposition(|byte| *byte == b'\n')
-            .map_or(0, |at| at + 1);
+        let whole = super::scan::last_line_feed(after).map_or(0, |at| at + 1);
         let (whole, start) = after.split_at(whole);
         self.check.lines(whole, &mut self.counts, printed);
         self.go_on(start);
