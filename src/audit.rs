@@ -295,17 +295,17 @@ pub fn record(request: &MessageView, context: &AuditContext) -> Result<AuditReco
         &policy.correlation_keys,
         Naming::Rust,
     );
-    record_with(request, context, diagnostics.diagnostics)
+    record_with(request, context, policy, diagnostics.diagnostics)
 }
 
-/// The record of a request whose diagnostics were found already.
+/// The record of a request whose diagnostics were found already, made
+/// under `policy` (in place of the context's own, which is not read).
 pub(crate) fn record_with(
     request: &MessageView,
     context: &AuditContext,
+    policy: &Policy,
     diagnostics: Vec<Diagnostic>,
 ) -> Result<AuditRecord, Error> {
-    let default_policy = Policy::default();
-    let policy = context.policy.as_ref().unwrap_or(&default_policy);
     message::request(request)?;
     let mut client_asserted = match request.envelope.value {
         Slot::Absent => ClientAsserted::default(),

@@ -10,7 +10,11 @@
 //! entry says `Raw::Opaque`). No name is duplicated in a container that has
 //! a node where a rule reads (the parser refuses the message otherwise).
 
+use std::cell::Cell;
+use std::thread::LocalKey;
+
 use super::scalar::Kind;
+use super::spare;
 
 /// A byte range of the body.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -71,78 +75,38 @@ struct Buffers {
     entries: Vec<Entry>,
 }
 
+impl spare::Buffers for Buffers {
+    fn kept() -> &'static LocalKey<Cell<Self>> {
+        std::thread_local! {
+            static KEPT: Cell<Buffers> = Cell::new(Buffers::default());
+        }
+        &KEPT
+    }
+
+    fn room(&self) -> usize {
+        let store = self.store.capacity().div_ceil(4);
+        self.entries
+            .capacity()
+            .max(self.nodes.capacity())
+            .max(store)
+    }
+
+    fn clear(&mut self) {
+        self.store.clear();
+        self.nodes.clear();
+        self.entries.clear();
+    }
+}
+
 #[cfg(not(target_arch = "wasm32"))]
 impl Drop for Doc<'_> {
-    /// Gives its buffers, emptied, to the next document made on this thread.
+    /// Gives its buffers to the next document read on this thread.
     fn drop(&mut self) {
-        let mut buffers = Buffers {
+        spare::give(Buffers {
             store: std::mem::take(&mut self.store),
             nodes: std::mem::take(&mut self.nodes),
             entries: std::mem::take(&mut self.entries),
-        };
-        buffers.store.clear();
-        buffers.nodes.clear();
-        buffers.entries.clear();
-        spare::give(buffers);
-    }
-}
-
-/// Natively, one set of buffers a thread keeps between documents: the
-/// messages of a filter's calls and of `check`'s lines are read, one after
-/// the other, into the memory of the last, with no allocation of their own.
-/// A set that grew past what a usual message needs is let go of, so that
-/// one large message does not hold its memory for the thread's life.
-#[cfg(not(target_arch = "wasm32"))]
-mod spare {
-    use super::Buffers;
-    use std::cell::Cell;
-
-    /// The most entries a kept set holds room for (nodes alike, and four
-    /// times as many bytes of the store): a message of a thousand members,
-    /// some 130 KiB a thread at most.
-    pub(super) const KEPT: usize = 1024;
-
-    std::thread_local! {
-        static SPARE: Cell<Buffers> = Cell::new(Buffers::default());
-    }
-
-    /// The set kept, or empty buffers.
-    pub(super) fn take() -> Buffers {
-        SPARE.try_with(Cell::take).unwrap_or_default()
-    }
-
-    /// Keeps `buffers` for the next document, unless the set kept is
-    /// larger, or they are past the bound.
-    pub(super) fn give(buffers: Buffers) {
-        let room = |b: &Buffers| b.entries.capacity();
-        if room(&buffers) == 0
-            || room(&buffers) > KEPT
-            || buffers.nodes.capacity() > KEPT
-            || buffers.store.capacity() > KEPT * 4
-        {
-            return;
-        }
-        let _ = SPARE.try_with(|spare| {
-            let kept = spare.take();
-            spare.set(if room(&kept) >= room(&buffers) {
-                kept
-            } else {
-                buffers
-            });
         });
-    }
-}
-
-/// In wasm, where every call of the binding allocates from an arena that
-/// the next call takes back whole (binding/src/arena.rs), nothing may
-/// outlive a call: each document has buffers of its own, and allocating
-/// them costs a bump of the arena's pointer.
-#[cfg(target_arch = "wasm32")]
-mod spare {
-    use super::Buffers;
-
-    pub(super) fn take() -> Buffers {
-        Buffers::default()
     }
 }
 
@@ -163,7 +127,7 @@ impl<'a> Doc<'a> {
             store,
             nodes,
             entries,
-        } = spare::take();
+        } = spare::take::<Buffers>();
         Doc {
             text,
             store,

@@ -8,7 +8,8 @@
 //! read from JSON text (`doc.rs`); what stands at a place and what a
 //! container holds (`slot.rs`); the compact form (`compact.rs`); the
 //! members and items of a container in each form (`members.rs`); JSON text
-//! written (`write.rs`); and members sorted by name (`sort.rs`).
+//! written (`write.rs`); members sorted by name (`sort.rs`); and the
+//! buffers a thread keeps from one reading to the next (`spare.rs`).
 
 pub mod compact;
 pub(crate) mod doc;
@@ -16,6 +17,7 @@ mod members;
 mod scalar;
 mod slot;
 mod sort;
+pub(crate) mod spare;
 mod write;
 
 pub(crate) use scalar::Kind;

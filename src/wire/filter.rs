@@ -183,7 +183,7 @@ impl Filter {
                 received_at: context.received_at.clone(),
                 principal: context.principal.clone(),
                 session_id: context.session_id.clone(),
-                // Each record's policy is its pair's, set where it is made.
+                // Each record's policy is its pair's, given where it is made.
                 policy: None,
             },
             wants,
@@ -468,11 +468,7 @@ impl Filter {
         }
         let context = &pass.context;
         let record = if std::ptr::eq(invocation, primary) && std::ptr::eq(ui, primary) {
-            let context = AuditContext {
-                policy: Some(primary.clone()),
-                ..context.clone()
-            };
-            audit::record_with(primary_view, &context, report.diagnostics)
+            audit::record_with(primary_view, context, primary, report.diagnostics)
         } else {
             let policy = Policy {
                 keys: KeyOptions {
@@ -482,11 +478,7 @@ impl Filter {
                 ..self.policy.clone()
             };
             let view = MessageView::of_slot(doc.slot(&root), &policy.keys, self.reads());
-            let context = AuditContext {
-                policy: Some(policy),
-                ..context.clone()
-            };
-            audit::record_with(&view, &context, report.diagnostics)
+            audit::record_with(&view, context, &policy, report.diagnostics)
         };
         let mut record = record.map_err(|error| error.code())?;
         if unknown {

@@ -11,8 +11,12 @@
 //! text that is not JSON refuses the body, since where its messages end is
 //! then unknown.
 
+use std::cell::Cell;
+use std::thread::LocalKey;
+
 use crate::json::Kind;
 use crate::json::doc::{Doc, Entry, Raw, Span, StringSpan};
+use crate::json::spare;
 use crate::schema::{Key, MESSAGE, Node, Read, Reads};
 
 /// The text is not JSON: where it stops being so.
@@ -79,6 +83,50 @@ pub(super) struct Reader<'a, 'k> {
     /// The entries of the containers being read, innermost last: each
     /// container's move to the document when it closes.
     pub(super) entries: Vec<Entry>,
+    /// The names a rule reads of the objects being read, innermost last:
+    /// a name twice in one object is a duplicate.
+    names: Vec<StringSpan>,
+}
+
+/// What a reader works in, besides its document: kept from one reading to
+/// the next (`json/spare.rs`).
+#[derive(Default)]
+struct Stacks {
+    open: Vec<u8>,
+    entries: Vec<Entry>,
+    names: Vec<StringSpan>,
+}
+
+impl spare::Buffers for Stacks {
+    fn kept() -> &'static LocalKey<Cell<Self>> {
+        std::thread_local! {
+            static KEPT: Cell<Stacks> = Cell::new(Stacks::default());
+        }
+        &KEPT
+    }
+
+    fn room(&self) -> usize {
+        let open = self.open.capacity().div_ceil(8);
+        self.entries.capacity().max(self.names.capacity()).max(open)
+    }
+
+    fn clear(&mut self) {
+        self.open.clear();
+        self.entries.clear();
+        self.names.clear();
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl Drop for Reader<'_, '_> {
+    /// Gives its stacks to the next reader on this thread.
+    fn drop(&mut self) {
+        spare::give(Stacks {
+            open: std::mem::take(&mut self.open),
+            entries: std::mem::take(&mut self.entries),
+            names: std::mem::take(&mut self.names),
+        });
+    }
 }
 
 /// What a body holds.
@@ -159,7 +207,7 @@ impl<'k> Parser<'k> {
         let root = reader.entries.pop().ok_or(Syntax(start))?;
         reader.end()?;
         Ok(ParsedMessage {
-            doc: reader.doc,
+            doc: std::mem::replace(&mut reader.doc, Doc::new(text)),
             root,
             fault: reader.fault,
         })
@@ -265,14 +313,21 @@ impl<'k> Parser<'k> {
 
 impl<'a, 'k> Reader<'a, 'k> {
     fn new(text: &'a str, parser: &'k Parser<'k>) -> Self {
+        let Stacks {
+            open,
+            mut entries,
+            names,
+        } = spare::take();
+        entries.reserve(32);
         Reader {
             bytes: text.as_bytes(),
             at: 0,
             doc: Doc::new(text),
             parser,
             fault: None,
-            open: Vec::new(),
-            entries: Vec::with_capacity(32),
+            open,
+            entries,
+            names,
         }
     }
 
@@ -355,7 +410,7 @@ impl<'a, 'k> Reader<'a, 'k> {
         let close = if object { b'}' } else { b']' };
         let first = self.entries.len();
         // The names a rule reads, as they come: a second one is a duplicate.
-        let mut read = Vec::new();
+        let first_name = self.names.len();
         self.ws();
         if self.peek() == Some(close) {
             self.at += 1;
@@ -372,7 +427,7 @@ impl<'a, 'k> Reader<'a, 'k> {
                     let child = match want {
                         Want::Table(node) => match self.parser.child(node, self.doc.str(name)) {
                             Some(child) => {
-                                read.push(name);
+                                self.names.push(name);
                                 match child.read {
                                     Read::Scalar => Want::Scalar,
                                     Read::Object => Want::Table(child),
@@ -381,7 +436,7 @@ impl<'a, 'k> Reader<'a, 'k> {
                             }
                             // A rule reads the others too: each whole, and once.
                             None if self.parser.others(node) => {
-                                read.push(name);
+                                self.names.push(name);
                                 Want::Whole
                             }
                             None => Want::Skip,
@@ -405,8 +460,10 @@ impl<'a, 'k> Reader<'a, 'k> {
         let duplicated = if matches!(want, Want::Whole) {
             object && duplicated(entries.iter().filter_map(|entry| entry.name), &self.doc)
         } else {
-            duplicated(read.iter().copied(), &self.doc)
+            let names = self.names.get(first_name..).unwrap_or_default();
+            duplicated(names.iter().copied(), &self.doc)
         };
+        self.names.truncate(first_name);
         if duplicated {
             self.fault = Some(Fault::Duplicate);
         }

@@ -118,7 +118,11 @@ impl Filter {
     /// goes on: its id as it came and the `turnId` each of its envelopes
     /// carried, as the JSON text of a request holding only those.
     pub(super) fn turn_note(&self, id_text: &str, views: &[MessageView]) -> String {
-        let mut note = format!("{{\"id\":{id_text},\"params\":{{\"_meta\":{{");
+        // Room for the standard envelope's note at once: it is the one there usually is.
+        let mut note = String::with_capacity(96 + id_text.len() + AI_INVOCATION_KEY.len());
+        note.push_str("{\"id\":");
+        note.push_str(id_text);
+        note.push_str(",\"params\":{\"_meta\":{");
         let mut first = true;
         for (pair, view) in self.pairs.iter().zip(views) {
             let Some(turn) = view
