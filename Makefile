@@ -192,8 +192,9 @@ describe:
 	MCP_PROVENANCE_BLESS=1 $(CARGO) test -p mcp-provenance-wasm --lib the_checked_in_description_is_current
 
 # Formatting, clippy over every build, the core's docs as docs.rs builds
-# them (every feature), and the npm binding's own (its private items: it
-# has no public API), with no broken link.
+# them (every feature) and as a Rust user's `cargo doc` does (the default
+# features), and the npm binding's own (its private items: it has no public
+# API), with no broken link.
 lint: setup-wasm
 	$(CARGO) fmt --check
 	$(CARGO) clippy $(TESTED) --all-targets --features mcp-provenance/cli -- -D warnings
@@ -203,6 +204,7 @@ lint: setup-wasm
 	$(CARGO) clippy -p mcp-provenance-wasm --lib --target $(WASM_TARGET) --no-default-features --features outgoing -- -D warnings
 	$(CARGO) clippy -p mcp-provenance-python -- -D warnings
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps --all-features -p mcp-provenance
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps -p mcp-provenance
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps --document-private-items -p mcp-provenance-wasm
 
 # rustfmt and clippy come with the toolchain on our machines; add them where

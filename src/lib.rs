@@ -5,6 +5,20 @@
     not(feature = "value"),
     doc = "The rules of SEP-2817 and MCP Apps initiator provenance, built for the npm package: enable the feature `value` for the API."
 )]
+// Where the docs' links to the tower middleware go: to its items, where the
+// feature `tower` builds them; else to their pages on docs.rs, which
+// documents every feature.
+#![cfg_attr(
+    all(feature = "value", feature = "tower", not(target_arch = "wasm32")),
+    doc = "[`ProvenanceLayer`]: crate::ProvenanceLayer\n[the `tower` module]: crate::tower"
+)]
+#![cfg_attr(
+    all(
+        feature = "value",
+        not(all(feature = "tower", not(target_arch = "wasm32")))
+    ),
+    doc = "[`ProvenanceLayer`]: https://docs.rs/mcp-provenance/latest/mcp_provenance/struct.ProvenanceLayer.html\n[the `tower` module]: https://docs.rs/mcp-provenance/latest/mcp_provenance/tower/index.html"
+)]
 #![warn(missing_docs)]
 // Only what the crate root or the bindings' door lets through is `pub`: the
 // rest says `pub(crate)`, so that a glance tells API from internals.
