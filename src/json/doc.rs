@@ -214,9 +214,11 @@ impl<'a> Container<'a> {
     }
 }
 
-#[cfg(all(test, not(target_arch = "wasm32")))]
+#[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     /// A document holding `members` entries under one node.
     fn filled(members: usize) -> Doc<'static> {
@@ -232,17 +234,23 @@ mod tests {
     }
 
     #[test]
-    fn a_document_reads_into_the_buffers_the_last_one_let_go_of() {
-        // Each test runs on a thread of its own: nothing is kept yet.
+    fn a_document_takes_the_buffers_the_last_let_go_of_natively_and_its_own_in_wasm() {
+        // Natively each test runs on a thread of its own: nothing is kept yet.
         assert_eq!(Doc::new("").entries.capacity(), 0);
         drop(filled(100));
         let doc = Doc::new("[]");
-        assert!(doc.entries.capacity() >= 100 && doc.nodes.capacity() >= 1);
+        if cfg!(target_arch = "wasm32") {
+            // In wasm nothing outlives a reading (json/spare.rs).
+            assert_eq!(doc.entries.capacity(), 0);
+        } else {
+            assert!(doc.entries.capacity() >= 100 && doc.nodes.capacity() >= 1);
+        }
         assert!(doc.entries.is_empty() && doc.nodes.is_empty() && doc.store.is_empty());
         // Taken: the next document has its own.
         assert_eq!(Doc::new("").entries.capacity(), 0);
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     #[test]
     fn buffers_past_the_bound_are_let_go_of_and_the_larger_set_is_kept() {
         drop(filled(spare::KEPT + 1));
