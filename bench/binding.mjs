@@ -5,7 +5,8 @@
 // bench/compare.mjs times them), attachInvocation and auditRecord, on the
 // SEP-2817 example request; sanitize and auditRecord given a policy, and the
 // same of a createProvenance of it; the gateway's filter on the example and on 0.7 MB
-// of rows (bench/filter.mjs's bodies), as text and as bytes; and
+// of rows (bench/filter.mjs's bodies), as text and as bytes, and on the example with
+// its lines read (what a gateway that logs them pays); and
 // `mcp-provenance check` (each package's command, as bench/check.mjs runs it)
 // on two captures of bench/capture.mjs, in child processes, its wall time and
 // its CPU time. It asserts nothing about time, only that both packages give
@@ -100,6 +101,8 @@ const calls = [
   ["createProvenance(policy).auditRecord", 100, 40, (s) => () => s.bound.auditRecord(sep, { sessionId: "s-1" })],
   ["filter, SEP example (text)", 20, 40, (s) => () => s.filter(example), outcome],
   ["filter, SEP example (bytes)", 20, 40, (s) => () => s.filter(bytes.example), outcome],
+  // What a gateway that logs every line pays: the filter, then its lines.
+  ["filter, SEP example, its lines read (text)", 20, 40, (s) => () => s.filter(example).lines, (lines) => lines],
   ["filter, 0.7 MB of rows (text)", 1, 120, (s) => () => s.filter(big), outcome],
   ["filter, 0.7 MB of rows (bytes)", 1, 120, (s) => () => s.filter(bytes.big), outcome],
 ].map(([name, batch, time, make, view = (result) => result]) => ({ name, batch, time, make, view }));

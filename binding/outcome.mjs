@@ -30,49 +30,56 @@ const PIECE = byteOf(table.pieces);
 
 /**
  * What every outcome gives besides its verdict: each message's account, its
- * id as it came, and `lines` (the account with the message as it goes on,
- * on one line, for a log). They are read from a copy of the core's answer when first
- * asked for, so that a gateway that only forwards pays for none of them;
- * a line's message is taken from `forward` where it stands rather than
- * copied out of the module, and where that text is not a line's as it is
- * (a body spread over lines, arguments to leave out: WIRE-9), `lineHead`
- * has the core make the line's first members of it then.
+ * id as it came, its turn, and `lines` (the account with the message as it
+ * goes on, on one line, for a log). The ids and turns are read from a copy
+ * of the core's answer when first asked for; the accounts, records and all,
+ * are made when first asked for (`accountsOf`, the core's `accounts`), so
+ * that a gateway that only forwards pays for none of them. A line's message
+ * is taken from `forward` where it stands rather than copied out of the
+ * module, and where that text is not a line's as it is (a body spread over
+ * lines, arguments to leave out: WIRE-9), `lineHead` has the core make the
+ * line's first members of it then.
  */
 class Outcome {
-  /** The messages part of the core's answer (binding/src/answer.rs `messages`), until read. */
+  /** The ids and turns part of the core's answer (binding/src/answer.rs `outcome`), until read. */
   #kept;
   #ids;
   #turns;
+  #accountsOf;
   #places;
   #lineHead;
 
-  constructor(kept, lineHead) {
+  constructor(kept, accountsOf, lineHead) {
     this.#kept = kept;
+    this.#accountsOf = accountsOf;
     this.#lineHead = lineHead;
   }
 
-  /** Reads the kept answer into own properties `accounts`; `ids` and places kept. */
+  /** Reads the kept answer into `ids` and `turns`. */
   #read() {
     if (this.#kept === undefined) return;
     const answer = new Answer(this.#kept, 0);
-    const accounts = [];
     this.#ids = [];
     this.#turns = [];
+    for (let n = answer.u32(); n > 0; n--) {
+      this.#ids.push(answer.opt());
+      this.#turns.push(answer.opt());
+    }
+    this.#kept = undefined;
+  }
+
+  /** Each message's account (binding/src/answer.rs `accounts`), made now, and where it stands in what goes on. */
+  get accounts() {
+    const answer = new Answer(this.#accountsOf(), 0);
+    const accounts = [];
     this.#places = [];
     for (let n = answer.u32(); n > 0; n--) {
       accounts.push(answer.str());
-      this.#ids.push(answer.opt());
-      this.#turns.push(answer.opt());
       const line = answer.u8();
       this.#places.push(line === LINE.refused ? undefined : [answer.u32(), answer.u32(), line]);
     }
-    this.#kept = undefined;
     Object.defineProperty(this, "accounts", { value: accounts, enumerable: true });
-  }
-
-  get accounts() {
-    this.#read();
-    return this.accounts;
+    return accounts;
   }
 
   get ids() {
@@ -105,8 +112,8 @@ class Outcome {
 
 /** Something goes on. */
 class Forwarded extends Outcome {
-  constructor(kept, forward, replies, lineHead) {
-    super(kept, lineHead);
+  constructor(kept, accountsOf, forward, replies, lineHead) {
+    super(kept, accountsOf, lineHead);
     this.forward = forward;
     this.replies = replies;
   }
@@ -114,8 +121,8 @@ class Forwarded extends Outcome {
 
 /** Nothing goes on. */
 class Rejected extends Outcome {
-  constructor(kept, reject, status, replies) {
-    super(kept);
+  constructor(kept, accountsOf, reject, status, replies) {
+    super(kept, accountsOf);
     this.reject = reject;
     this.status = status;
     this.replies = replies;
@@ -125,9 +132,12 @@ class Rejected extends Outcome {
 /**
  * A filter's outcome (binding/src/answer.rs `outcome`) for `body`, the string
  * or bytes filtered; `lineHead(text, kind)` makes a line's first members of
- * a message's JSON text (binding/src/filter.rs `line_head`).
+ * a message's JSON text (binding/src/filter.rs `line_head`); when first
+ * read, the messages' accounts (answer.rs `accounts`) are `accountsOf(rest)`,
+ * `rest` what follows the outcome in the answer: they, or none when they are
+ * made apart.
  */
-export function outcomeOf(a, body, lineHead) {
+export function outcomeOf(a, body, lineHead, accountsOf = (rest) => rest) {
   const verdict = a.u8();
   let status;
   let text;
@@ -148,7 +158,9 @@ export function outcomeOf(a, body, lineHead) {
   // The filter module's answer is a copy already, the outcome's own.
   const kept = a.bytes.subarray(a.at, a.at + size);
   a.at += size;
-  return verdict === VERDICT.rejected ? new Rejected(kept, text, status, replies) : new Forwarded(kept, text, replies, lineHead);
+  const rest = a.bytes.subarray(a.at);
+  const made = () => accountsOf(rest);
+  return verdict === VERDICT.rejected ? new Rejected(kept, made, text, status, replies) : new Forwarded(kept, made, text, replies, lineHead);
 }
 
 /**

@@ -9,6 +9,7 @@ import { describe, test } from "node:test";
 
 import { createFilter } from "../pkg/dist/gateway.mjs";
 import { start } from "../pkg/dist/lib/filter.mjs";
+import * as glue from "../pkg/dist/lib/glue-filter.mjs";
 import { AI_INVOCATION_KEY as KEY, UI_KEY } from "../pkg/dist/index.mjs";
 
 const accounts = (out) => out.lines.map((line) => JSON.parse(line));
@@ -194,6 +195,62 @@ test("a filter made before its module starts afresh (after a trap) is made again
   const after = filter(body);
   assert.equal(after.forward, before.forward);
   assert.equal(filter.echo('{"jsonrpc":"2.0","id":1,"result":{}}', after), '{"jsonrpc":"2.0","id":1,"result":{}}');
+});
+
+/** `run(made)`, each call of the module's `accounts` (a second filtering, for records made when read) pushed to `made`. */
+function countingAccounts(run) {
+  const made = [];
+  const { accounts: makeAccounts } = glue.Filter.prototype;
+  glue.Filter.prototype.accounts = function accounts(...given) {
+    made.push(given);
+    return makeAccounts.apply(this, given);
+  };
+  try {
+    run(made);
+  } finally {
+    glue.Filter.prototype.accounts = makeAccounts;
+  }
+}
+
+test("no record is made until an outcome's accounts are read: then once, of the bytes as they were filtered, even across a restart", () => {
+  countingAccounts((made) => {
+    const filter = createFilter({ policy: { userIntent: "redact" } });
+    const text = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "q", _meta: { [KEY]: { turnId: "t-7", userIntent: { text: "mine" } } } } });
+    const bytes = new TextEncoder().encode(text);
+    const out = filter(bytes, { sessionId: "s-1" });
+    assert.deepEqual([out.ids, out.turns.length, made.length], [["7"], 1, 0]);
+    assert.equal(filter.echo('{"jsonrpc":"2.0","id":7,"result":{}}', out), `{"jsonrpc":"2.0","id":7,"result":{"_meta":{"${KEY}":{"turnId":"t-7"}}}}`);
+    // The caller reuses its buffer, and the module starts afresh: the records are still of what was filtered.
+    bytes.fill(0x20);
+    start();
+    const [account] = out.accounts.map((line) => JSON.parse(line));
+    assert.equal(made.length, 1);
+    assert.deepEqual([account.record.requestId, account.record.witnessed, account.record.clientAsserted.turnId], [7, { sessionId: "s-1" }, "t-7"]);
+    assert.deepEqual(out.lines, createFilter({ policy: { userIntent: "redact" } })(text, { sessionId: "s-1" }).lines);
+    assert.equal(out.accounts, out.accounts);
+    assert.equal(made.length, 2, "the lines of the second outcome made its accounts; the first's are made once");
+  });
+});
+
+test("a filter whose outcomes are read makes their records with them, one whose are not only when read; bytes past 64 KiB, at once", () => {
+  countingAccounts((made) => {
+    const filter = createFilter();
+    const body = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"q"}}';
+    const lines = filter(body).lines;
+    for (let n = 0; n < 20; n++) assert.deepEqual(filter(body).lines, lines);
+    assert.equal(made.length, 1, "only the first, of a filter with no outcomes before, made apart");
+    for (let n = 0; n < 100; n++) filter(body);
+    assert.deepEqual(filter(body).lines, lines);
+    assert.equal(made.length, 2, "after many outcomes unread, made apart again");
+    // Past 64 KiB, the records are made with the outcome, whatever is read: no copy to make them of.
+    const big = new TextEncoder().encode(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"q","arguments":{"rows":"${"r".repeat(65536)}"}}}`);
+    const fresh = createFilter();
+    const out = fresh(big);
+    const expected = fresh(new TextDecoder().decode(big)).accounts;
+    big.fill(0x20);
+    assert.deepEqual(out.accounts, expected);
+    assert.equal(made.length, 3, "the text's, made apart; the bytes', with their outcome");
+  });
 });
 
 test("each message's id as it came, for the gateway's own answers: a 20-digit id stays exact", () => {

@@ -51,7 +51,7 @@ async function answerWith(res, app) {
 }
 
 /** Listens on loopback; the URL of its /mcp and a way to close it. */
-async function listen(server) {
+export async function listen(server) {
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
     url: `http://127.0.0.1:${server.address().port}/mcp`,

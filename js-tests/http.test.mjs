@@ -11,10 +11,10 @@ import { describe, test } from "node:test";
 import express from "express";
 import { createServer } from "node:http";
 
-import { provenanceFetch, provenanceMiddleware } from "../pkg/dist/http.mjs";
+import { exchangeOf, provenanceFetch, provenanceMiddleware } from "../pkg/dist/http.mjs";
 import {
   CALL, JSON_TYPE, KEY, NOTIFICATION, REDACTED, SECRET, STACKS, TOO_DEEP,
-  accounts, auditError, recorder, result, send, tooDeep,
+  accounts, auditError, listen, recorder, result, send, tooDeep,
 } from "./http-stacks.mjs";
 
 /** Runs `check(url)` against `app` behind the middleware made with `options` in `stack`, then closes it. */
@@ -238,6 +238,25 @@ describe("the middleware's options", () => {
     await behind(STACKS["node:http"], { audit: accountsOnly }, recorder(), (url) => send(url, { body: `[${CALL},${NOTIFICATION}]` }));
     for (const deadline = Date.now() + 1000; given.length < 3 && Date.now() < deadline;) await new Promise((resolve) => setTimeout(resolve, 5));
     assert.deepEqual(given, [["request", 2, undefined], ["notification", 2, undefined], ["outcome", 2, undefined]]);
+  });
+
+  test("without a sink or metrics, no record is made unless the app asks exchangeOf: then the records a sink is handed", async () => {
+    const asked = [];
+    const stack = (options) => listen(createServer((req, res) => provenanceMiddleware(options)(req, res, async () => {
+      for await (const _ of req);
+      const exchange = exchangeOf(req);
+      asked.push({ receivedAt: exchange.receivedAt, accounts: exchange.accounts });
+      res.writeHead(200, JSON_TYPE).end(result("12345678901234567890"));
+    })));
+    const body = `[${CALL},${NOTIFICATION}]`;
+    await behind(stack, { policy: { userIntent: "redact" } }, undefined, (url) => send(url, { body, headers: { ...JSON_TYPE, "mcp-session-id": "unknown" } }));
+    const sink = accounts();
+    await behind(STACKS["node:http"], { policy: { userIntent: "redact" }, audit: sink }, recorder(), (url) => send(url, { body, headers: { ...JSON_TYPE, "mcp-session-id": "unknown" } }));
+    const [{ receivedAt, accounts: made }] = asked;
+    assert.deepEqual(made.map((account) => [account.kind, account.record?.clientAsserted.userIntentRedacted, account.record?.witnessed]),
+      [["request", true, { receivedAt }], ["notification", undefined, { receivedAt }]]);
+    const when = (account) => ({ ...account, record: { ...account.record, witnessed: {} } });
+    assert.deepEqual(made.map(when), sink.kept.map(({ account }) => when(account)));
   });
 
   test("options are read once: a getter that changes its answer does not change the middleware made", async () => {

@@ -34,26 +34,32 @@ const own = ({ status, headers, body }, exchange) => ({ status, headers, body, r
  * with its end, when `finish`): what the app was handed, and what the
  * client got; with its outcome account, parsed from its line, when the
  * vector gives the outcome's `ms`, `pid` and `host` (a middleware with an
- * audit sink keeps it).
+ * audit sink keeps it). Each message's account goes to `accounts`: its
+ * record made as the body is admitted, or, when `finish`, deferred and made
+ * when read, once the answer is over.
  */
-function exchanged(gateway, given, finish) {
+function exchanged(gateway, given, finish, accounts) {
   const exchange = gateway.begin(given.method ?? "POST", given.path ?? "/mcp", (given.headers ?? []).flat());
+  // The records made as the body is admitted, or deferred and made when read, after the answer.
+  if (finish) exchange.deferRecords();
   const worker = given.outcome;
-  if (worker === undefined) return through(exchange, given, finish);
-  exchange.keepOutcome();
-  const out = through(exchange, given, finish);
-  return { ...out, outcome: JSON.parse(exchange.outcome(worker.ms, worker.pid, worker.host)) };
+  if (worker !== undefined) exchange.keepOutcome();
+  const filtered = [];
+  const out = through(exchange, given, finish, filtered);
+  for (const outcome of filtered) accounts.push(...outcome.accounts);
+  return worker === undefined ? out : { ...out, outcome: JSON.parse(exchange.outcome(worker.ms, worker.pid, worker.host)) };
 }
 
-/** What the app was handed, and what the client got, through `exchange`. */
-function through(exchange, given, finish) {
+/** What the app was handed, and what the client got, through `exchange`; the filter's outcome to `filtered`. */
+function through(exchange, given, finish, filtered) {
   const out = {};
   if (exchange.start === "read") {
     if (exchange.declaredTooLarge) return own(exchange.tooLarge(), exchange);
-    const filtered = exchange.admit(given.body);
-    if ("reject" in filtered) return own(exchange.rejected(), exchange);
+    const outcome = exchange.admit(given.body);
+    filtered.push(outcome);
+    if ("reject" in outcome) return own(exchange.rejected(), exchange);
     if (given.auditFails !== undefined) return own(exchange.auditFailed(given.auditFails), exchange);
-    out.forwarded = filtered.forward;
+    out.forwarded = outcome.forward;
   } else {
     out.forwarded = exchange.start === "watch";
   }
@@ -104,11 +110,14 @@ export function runVector(api, vector) {
       case "filter": return filtered(api.createFilter(options)(input, vector.context));
       case "filterEcho": return echoed(api.createFilter(options), input, vector.answer);
       case "exchange": {
-        // Each way a middleware ends an answer, through a gateway of its own: they agree.
-        const [pieces, finished] = [false, true].map((finish) => {
+        // Each way a middleware ends an answer, through a gateway of its own, the records made as
+        // the body is admitted or deferred: they agree.
+        const [[pieces, made], [finished, deferred]] = [false, true].map((finish) => {
           const gateway = api.createGateway(options);
-          return input.map((given) => exchanged(gateway, given, finish));
+          const accounts = [];
+          return [input.map((given) => exchanged(gateway, given, finish, accounts)), accounts];
         });
+        if (JSON.stringify(made) !== JSON.stringify(deferred)) return { "records made": made, deferred };
         return JSON.stringify(pieces) === JSON.stringify(finished) ? pieces : { "pieces then end": pieces, finish: finished };
       }
       default: throw new Error(`unknown op ${op} in vector ${vector.id}`);

@@ -16,9 +16,10 @@ use mcp_provenance::__bindings::validate as validating;
 use mcp_provenance::__bindings::wire::{Answer, Exchange, Piece, Start, Step};
 use mcp_provenance::Gateway;
 use mcp_provenance::{
-    AuditContext, Error, Filter, FilterContext, Initiator, KeyOptions, Level, LiftOptions, Policy,
-    Rule, ValidateOptions, Verdict, attach_invocation, audit_record, clear_initiator, echo_turn_id,
-    is_reserved_meta_key, is_valid_meta_key, lift_legacy_arguments, sanitize, stamp_initiator,
+    AuditContext, Error, Filter, FilterContext, Initiator, KeyOptions, Level, LiftOptions, Outcome,
+    Policy, Rule, ValidateOptions, Verdict, attach_invocation, audit_record, clear_initiator,
+    echo_turn_id, is_reserved_meta_key, is_valid_meta_key, lift_legacy_arguments, sanitize,
+    stamp_initiator,
 };
 use serde_json::{Value, json};
 
@@ -193,6 +194,7 @@ fn run(vector: &Vector) -> Value {
                 .expect("a filter vector's input is a body's text");
             let context = FilterContext::from_value(vector.field("context")).expect("a context");
             let outcome = filter.filter(body.as_bytes(), &context);
+            same_without_records(&filter, body.as_bytes(), &context, &outcome);
             let mut out = match &outcome.verdict {
                 Verdict::Forward { body, replies } => json!({"forward": body, "replies": replies}),
                 Verdict::Reject { status, body } => json!({"reject": body, "status": status}),
@@ -211,6 +213,12 @@ fn run(vector: &Vector) -> Value {
                 .as_str()
                 .expect("and its answer a text");
             let outcome = filter.filter(body.as_bytes(), &FilterContext::default());
+            same_without_records(
+                &filter,
+                body.as_bytes(),
+                &FilterContext::default(),
+                &outcome,
+            );
             let turns = outcome
                 .messages
                 .iter()
@@ -221,17 +229,21 @@ fn run(vector: &Vector) -> Value {
             let exchanges = input
                 .as_array()
                 .expect("an exchange vector's input is a list");
-            // Each way a middleware ends an answer, through a gateway of its own: they agree.
-            let [pieces, finished] = [false, true].map(|finish| {
-                output(Gateway::from_value(options).map(|gateway| {
+            // Each way a middleware ends an answer, through a gateway of its
+            // own, the records made as the body is admitted or deferred: they agree.
+            let [(pieces, made), (finished, deferred)] = [false, true].map(|finish| {
+                let mut records = Vec::new();
+                let out = output(Gateway::from_value(options).map(|gateway| {
                     Value::Array(
                         exchanges
                             .iter()
-                            .map(|given| exchange(&gateway, given, finish))
+                            .map(|given| exchange(&gateway, given, finish, &mut records))
                             .collect(),
                     )
-                }))
+                }));
+                (out, records)
             });
+            assert_eq!(made, deferred, "{}: records made later differ", vector.id());
             if pieces == finished {
                 pieces
             } else {
@@ -267,8 +279,10 @@ fn pairs(value: &Value) -> Vec<(String, String)> {
 /// runs it (the answer's last piece given with its end, when `finish`):
 /// what the app was handed, and what the client got; with its outcome
 /// account, parsed from its line, when the vector gives the outcome's
-/// `ms`, `pid` and `host` (a middleware with an audit sink keeps it).
-fn exchange(gateway: &Gateway, given: &Value, finish: bool) -> Value {
+/// `ms`, `pid` and `host` (a middleware with an audit sink keeps it). The
+/// body's records go to `records`: made as it is admitted, or, when
+/// `finish`, deferred and made after.
+fn exchange(gateway: &Gateway, given: &Value, finish: bool, records: &mut Vec<Value>) -> Value {
     let method = given["method"].as_str().unwrap_or("POST");
     let path = given["path"].as_str().unwrap_or("/mcp");
     let mut exchange = gateway.begin(method, path, &pairs(&given["headers"]));
@@ -276,7 +290,10 @@ fn exchange(gateway: &Gateway, given: &Value, finish: bool) -> Value {
     if worker.is_object() {
         exchange.keep_outcome();
     }
-    let mut out = exchanged(&mut exchange, given, finish);
+    if finish {
+        exchange.defer_records();
+    }
+    let mut out = exchanged(&mut exchange, given, finish, records);
     if worker.is_object() {
         let pid = worker["pid"].as_u64().map(|pid| pid as u32);
         let outcome = exchange
@@ -291,8 +308,14 @@ fn exchange(gateway: &Gateway, given: &Value, finish: bool) -> Value {
     out
 }
 
-/// What the app was handed, and what the client got, through `exchange`.
-fn exchanged(exchange: &mut Exchange, given: &Value, finish: bool) -> Value {
+/// What the app was handed, and what the client got, through `exchange`;
+/// the body's records to `records`.
+fn exchanged(
+    exchange: &mut Exchange,
+    given: &Value,
+    finish: bool,
+    records: &mut Vec<Value>,
+) -> Value {
     let own = |answer: Answer| {
         let headers: Vec<Value> = answer
             .headers()
@@ -310,6 +333,17 @@ fn exchanged(exchange: &mut Exchange, given: &Value, finish: bool) -> Value {
         }
         let body = given["body"].as_str().expect("a POST has a body");
         let outcome = exchange.admit(body.as_bytes(), None, None);
+        let recorded = exchange.accounts(body.as_bytes());
+        assert_eq!(
+            recorded.is_some(),
+            finish,
+            "records are made later when deferred"
+        );
+        if let Some(recorded) = &recorded {
+            agree_but_records(&outcome, recorded);
+        }
+        let made = recorded.as_ref().unwrap_or(&outcome).messages.iter();
+        records.extend(made.map(|seen| serde_json::to_value(&seen.record).expect("serializes")));
         if let Verdict::Reject { status, body } = &outcome.verdict {
             let mut out = own(Answer {
                 status: *status,
@@ -561,5 +595,43 @@ fn the_levels_in_the_docs_are_the_cores() {
             .map(|rule| rule.as_str())
             .collect();
         assert_eq!(ids, expected, "{level}");
+    }
+}
+
+/// The filter without records agrees with `recorded`, the outcome with them,
+/// on all but the records: the verdict, each message's id, turn, validity,
+/// changes, and findings (a record's, where one was made).
+fn same_without_records(filter: &Filter, body: &[u8], context: &FilterContext, recorded: &Outcome) {
+    agree_but_records(&filter.filter_without_records(body, context), recorded);
+}
+
+/// `forwarded`, an outcome made without records, agrees with `recorded` on
+/// all but them.
+fn agree_but_records(forwarded: &Outcome, recorded: &Outcome) {
+    assert_eq!(forwarded.verdict, recorded.verdict);
+    assert_eq!(forwarded.messages.len(), recorded.messages.len());
+    for (without, with) in forwarded.messages.iter().zip(&recorded.messages) {
+        assert!(without.record.is_none());
+        let findings = with
+            .record
+            .as_ref()
+            .map_or(&with.diagnostics, |record| &record.diagnostics);
+        assert_eq!(&without.diagnostics, findings);
+        assert_eq!(
+            (
+                &without.id_text,
+                &without.turn,
+                without.valid,
+                &without.changes,
+                without.refused
+            ),
+            (
+                &with.id_text,
+                &with.turn,
+                with.valid,
+                &with.changes,
+                with.refused
+            )
+        );
     }
 }

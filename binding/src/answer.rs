@@ -299,9 +299,10 @@ impl Answer<'_> {
     }
 
     /// A filter's outcome: what to do with the body, the filter's answers,
-    /// and each message's account with where it stands in what goes on, in
-    /// UTF-16 code units when the body came as a JS string (`utf16`), else bytes.
-    pub(super) fn outcome(&mut self, outcome: &Outcome, utf16: bool) {
+    /// and each message's id and turn (sized, so that JS keeps them unread
+    /// until asked for). Its accounts are apart ([`Answer::accounts`]):
+    /// made by a second filtering when JS first reads them.
+    pub(super) fn outcome(&mut self, outcome: &Outcome) {
         match &outcome.verdict {
             Verdict::Forward { body, replies } => {
                 match body {
@@ -328,18 +329,31 @@ impl Answer<'_> {
                 self.strs(&[]);
             }
         }
+        let sized = self.0.len();
+        self.u32(0);
+        self.place(outcome.messages.len());
+        for seen in &outcome.messages {
+            self.opt(seen.id_text.as_deref());
+            self.opt(seen.turn.as_deref());
+        }
+        let size = u32::try_from(self.0.len() - sized - 4).unwrap_or(u32::MAX);
+        if let Some(prefix) = self.0.get_mut(sized..sized + 4) {
+            prefix.copy_from_slice(&size.to_le_bytes());
+        }
+    }
+
+    /// Each message's account, with where it stands in what goes on, in
+    /// UTF-16 code units when the body came as a JS string (`utf16`), else
+    /// bytes, and how its log line is made of it.
+    pub(super) fn accounts(&mut self, outcome: &Outcome, utf16: bool) {
         let forwarded = match &outcome.verdict {
             Verdict::Forward { body, .. } => body.as_ref(),
             _ => "",
         };
         let places = places(forwarded, &outcome.messages, utf16);
-        let sized = self.0.len();
-        self.u32(0);
         self.place(outcome.messages.len());
         for (seen, place) in outcome.messages.iter().zip(places) {
             self.str(&seen.json());
-            self.opt(seen.id_text.as_deref());
-            self.opt(seen.turn.as_deref());
             let text = seen.forwarded.clone().and_then(|at| forwarded.get(at));
             match place {
                 Some((start, tail)) => {
@@ -363,10 +377,6 @@ impl Answer<'_> {
                 }
                 None => self.u8(LineKind::Refused as u8),
             }
-        }
-        let size = u32::try_from(self.0.len() - sized - 4).unwrap_or(u32::MAX);
-        if let Some(prefix) = self.0.get_mut(sized..sized + 4) {
-            prefix.copy_from_slice(&size.to_le_bytes());
         }
     }
 

@@ -90,8 +90,42 @@ impl Filter {
     /// The outcome of the body of `len` bytes in its room (whose text came
     /// as a JS string when `utf16`, so that where each message stands is
     /// counted in UTF-16 code units) under `context`, the JSON text of a
-    /// plain copy or `undefined`: the compact form `outcome` of answer.rs.
+    /// plain copy or `undefined`: the compact form `outcome` of answer.rs,
+    /// and, with `records`, `accounts` after it. Without, no record is made
+    /// ([`mcp_provenance::Filter::filter_without_records`]): what a gateway
+    /// that reads no account never pays for.
     pub fn filter(
+        &self,
+        len: usize,
+        utf16: bool,
+        context: Option<String>,
+        records: bool,
+    ) -> Result<Vec<u8>, JsValue> {
+        within(|| {
+            let context = or_thrown(wire::context_from_json(context.as_deref()))?;
+            let mut out = Vec::new();
+            body(len, |body| {
+                let mut answer = Answer(&mut out);
+                if records {
+                    let outcome = self.0.filter(body, &context);
+                    answer.outcome(&outcome);
+                    answer.accounts(&outcome, utf16);
+                } else {
+                    answer.outcome(&self.0.filter_without_records(body, &context));
+                }
+            });
+            Ok(out)
+        })
+    }
+
+    /// The accounts of the body of `len` bytes in its room (whose text
+    /// came as a JS string when `utf16`, so that where each message stands
+    /// is counted in UTF-16 code units) under `context`, records and all:
+    /// the compact form `accounts` of answer.rs, for the outcome `filter`
+    /// gave of the same body, when JS first reads them. The filter is a
+    /// function of the body and the context, so the second reading agrees
+    /// with the first.
+    pub fn accounts(
         &self,
         len: usize,
         utf16: bool,
@@ -101,7 +135,7 @@ impl Filter {
             let context = or_thrown(wire::context_from_json(context.as_deref()))?;
             let mut out = Vec::new();
             body(len, |body| {
-                Answer(&mut out).outcome(&self.0.filter(body, &context), utf16);
+                Answer(&mut out).accounts(&self.0.filter(body, &context), utf16);
             });
             Ok(out)
         })

@@ -171,15 +171,21 @@ impl Exchange {
 
     /// Filters the body of `len` bytes in its room (whose text came as a JS
     /// string when `utf16`), recording `received_at` and `principal`: the
-    /// compact form `outcome` of answer.rs.
+    /// compact forms `outcome` and `accounts` of answer.rs, one after the
+    /// other; with `defer`, `outcome` alone, the records made by `accounts`
+    /// when JS reads them.
     pub fn admit(
         &mut self,
         len: usize,
         utf16: bool,
         received_at: Option<String>,
         principal: Option<String>,
+        defer: bool,
     ) -> Vec<u8> {
         let mut out = Vec::new();
+        if defer {
+            self.exchange.defer_records();
+        }
         body(len, |bytes| {
             let outcome = self.exchange.admit(bytes, received_at, principal);
             if let Verdict::Reject { status, body } = &outcome.verdict {
@@ -189,7 +195,25 @@ impl Exchange {
                     close: false,
                 });
             }
-            Answer(&mut out).outcome(&outcome, utf16);
+            let mut answer = Answer(&mut out);
+            answer.outcome(&outcome);
+            if !defer {
+                answer.accounts(&outcome, utf16);
+            }
+        });
+        out
+    }
+
+    /// The accounts of the admitted body, of `len` bytes in its room (whose
+    /// text came as a JS string when `utf16`), records and all, once
+    /// records were deferred: the compact form `accounts` of answer.rs
+    /// (none, unless `admit` deferred them).
+    pub fn accounts(&self, len: usize, utf16: bool) -> Vec<u8> {
+        let mut out = Vec::new();
+        body(len, |bytes| {
+            if let Some(outcome) = self.exchange.accounts(bytes) {
+                Answer(&mut out).accounts(&outcome, utf16);
+            }
         });
         out
     }

@@ -137,7 +137,12 @@ interface Accounted {
   readonly lines: string[];
   /**
    * Each message's account as JSON, its line less the message: as large as its envelope allows
-   * whatever its `arguments`, so that `JSON.parse` of it costs what the account holds.
+   * whatever its `arguments`, so that `JSON.parse` of it costs what the account holds. A filter
+   * whose recent outcomes' accounts were mostly read (a gateway that logs them) makes them, audit
+   * records and all, with the outcome, as it does for bytes past 64 KiB; any other makes them when
+   * first read (with `lines`), by filtering the body again (a copy of its bytes, which the caller
+   * may reuse meanwhile) in its context: a gateway that only forwards pays for no record. Either
+   * way they are the same.
    */
   readonly accounts: string[];
   /**
@@ -301,6 +306,16 @@ export interface GatewayExchange {
   finish(piece: Body): Step;
   /** The app's answer has ended. */
   end(): Step;
+  /**
+   * Makes no audit record as `admit` filters the body, for a middleware that keeps no audit (most
+   * of what a request costs): the outcome's `accounts` and `lines` are made when first read, by
+   * filtering the body again in the context it was admitted in, and agree with what `admit` would
+   * have made. Call it before `admit`.
+   * @example
+   * exchange.deferRecords();
+   * const out = exchange.admit(body); // out.forward, out.turns now; out.accounts only if read
+   */
+  deferRecords(): void;
   /** Keeps what the client gets for each request that goes on, for `outcome`: call it before `admit`, with an audit sink. */
   keepOutcome(): void;
   /**

@@ -55,6 +55,21 @@ function write(glue, body) {
   return 1;
 }
 
+/**
+ * Bytes past this are filtered with their records made at once: copying them, to make the records
+ * later, would cost more (fresh pages) than the records, which cost by the message, not the byte.
+ */
+const COPIED_AT_MOST = 64 * 1024;
+
+/**
+ * What the records of `body` are made of later: the text, or a copy of the bytes, which the caller
+ * may reuse meanwhile; undefined for bytes past {@link COPIED_AT_MOST}, whose records are made now.
+ */
+function kept(body) {
+  if (typeof body === "string") return body;
+  return body.length <= COPIED_AT_MOST ? body.slice() : undefined;
+}
+
 /** A `TypeError` with a code, for a body or answer that is neither text nor bytes. */
 function notABody() {
   const error = new TypeError("a filter takes a body (and echo an answer, an exchange a piece) as a string or a Uint8Array");
@@ -183,12 +198,25 @@ export function createFilter(options) {
     }
     return inModule;
   };
+  // Whether this filter's outcomes are read: of its recent outcomes (halved every 64), how many had their accounts read.
+  let outcomes = 0;
+  let read = 0;
   function filter(body, context) {
     if (typeof body !== "string" && !(body instanceof Uint8Array)) throw notABody();
     const given = context === undefined ? undefined : jsonOf(copied(context));
     const made = current();
-    const outcome = call((glue) => made.filter(write(glue, body), typeof body === "string", given));
-    return outcomeOf(new Answer(outcome, 0), body, lineHead);
+    const utf16 = typeof body === "string";
+    // The records are made with the outcome while at least half of the recent outcomes' accounts were
+    // read (a gateway that logs them); else only when read, by filtering again what `later` kept.
+    const later = outcomes > 0 && 2 * read >= outcomes ? undefined : kept(body);
+    if (++outcomes === 64) [outcomes, read] = [32, read >> 1];
+    const out = call((glue) => made.filter(write(glue, body), utf16, given, later === undefined));
+    return outcomeOf(new Answer(out, 0), body, lineHead, (accounts) => {
+      read++;
+      if (later === undefined) return accounts;
+      const again = current();
+      return call((glue) => again.accounts(write(glue, later), utf16, given));
+    });
   }
   filter.echo = function echo(answer, forwarded) {
     if (typeof answer !== "string" && !(answer instanceof Uint8Array)) throw notABody();
@@ -240,6 +268,7 @@ const text = (value) => (typeof value === "string" ? value : undefined);
 class Exchange {
   #inner;
   #madeIn;
+  #deferred = false;
 
   constructor(inner, madeIn) {
     this.#inner = inner;
@@ -278,8 +307,16 @@ class Exchange {
   admit(body, context) {
     if (typeof body !== "string" && !(body instanceof Uint8Array)) throw notABody();
     const { receivedAt, principal } = context ?? {};
-    const out = this.#call((inner, glue) => inner.admit(write(glue, body), typeof body === "string", text(receivedAt), text(principal)));
-    return outcomeOf(new Answer(out, 0), body, lineHead);
+    const utf16 = typeof body === "string";
+    const later = this.#deferred ? kept(body) : undefined;
+    const out = this.#call((inner, glue) => inner.admit(write(glue, body), utf16, text(receivedAt), text(principal), later !== undefined));
+    return outcomeOf(new Answer(out, 0), body, lineHead, (accounts) => (later === undefined ? accounts
+      : this.#call((inner, glue) => inner.accounts(write(glue, later), utf16))));
+  }
+
+  /** Makes no audit record as `admit` filters the body: its outcome's `accounts` are made when first read. */
+  deferRecords() {
+    this.#deferred = true;
   }
 
   /** The answer to a body the filter refused; undefined when it went on. */

@@ -173,7 +173,8 @@ impl PyExchange {
 
     /// Filters the body: the filter's outcome (as `Filter` gives it), with
     /// the witnessed session, `received_at` and `principal` in each record;
-    /// without `accounts`, what it forwards alone (no sink reads the rest).
+    /// without `accounts`, what it forwards alone (no sink reads the rest),
+    /// no record made.
     #[pyo3(signature = (body, received_at = None, principal = None, accounts = true))]
     fn admit<'py>(
         &mut self,
@@ -185,6 +186,9 @@ impl PyExchange {
     ) -> PyResult<Bound<'py, PyDict>> {
         let bytes = body.as_bytes();
         let exchange = &mut self.exchange;
+        if !accounts {
+            exchange.defer_records();
+        }
         let outcome_of = detached(py, bytes.len(), || {
             exchange.admit(bytes, received_at, principal)
         });

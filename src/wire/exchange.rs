@@ -82,6 +82,16 @@ pub(super) enum Joining {
     Array,
 }
 
+/// When an exchange's audit records are made.
+#[derive(Debug)]
+pub(super) enum Records {
+    /// As the body is admitted.
+    Now,
+    /// When asked for ([`Exchange::accounts`]): the context the body was
+    /// admitted in, once it was.
+    Later(Option<FilterContext>),
+}
+
 /// One HTTP exchange: see the module's documentation.
 #[derive(Debug)]
 pub struct Exchange {
@@ -120,6 +130,7 @@ pub struct Exchange {
     pub(super) sent: Option<u16>,
     /// What the client got for each request that went on, when the outcome is kept.
     pub(super) tally: Option<Box<Tally>>,
+    pub(super) records: Records,
     pub(super) held: Vec<u8>,
     pub(super) splitter: Splitter,
     pub(super) first_event: bool,
@@ -188,6 +199,7 @@ impl Exchange {
             status: 0,
             sent: None,
             tally: None,
+            records: Records::Now,
             held: Vec::new(),
             splitter: Splitter::default(),
             first_event: true,
@@ -278,7 +290,14 @@ impl Exchange {
             headers: Some(std::mem::take(&mut self.content)),
         };
         let filter = &self.shared.filter;
-        let outcome = filter.filter(body, &context);
+        let outcome = match &mut self.records {
+            Records::Now => filter.filter(body, &context),
+            Records::Later(admitted) => {
+                let outcome = filter.filter_without_records(body, &context);
+                *admitted = Some(context);
+                outcome
+            }
+        };
         match &outcome.verdict {
             Verdict::Reject { status, .. } => {
                 self.refused = outcome
@@ -312,6 +331,27 @@ impl Exchange {
             }
         }
         outcome
+    }
+
+    /// Makes no audit record as [`Exchange::admit`] filters the body, for
+    /// a middleware that keeps no audit: its outcome's messages have none,
+    /// and [`Exchange::accounts`] makes them when they are asked for after
+    /// all. Called before `admit`.
+    pub fn defer_records(&mut self) {
+        self.records = Records::Later(None);
+    }
+
+    /// The outcome of `body`, the body admitted, records and all, as
+    /// [`Exchange::admit`] would have made it without
+    /// [`Exchange::defer_records`]: `None` unless the records were
+    /// deferred and the body admitted. The filter is a function of the
+    /// body and the context it was admitted in, so the two agree; nothing
+    /// of the exchange changes.
+    pub fn accounts<'b>(&self, body: &'b [u8]) -> Option<Outcome<'b>> {
+        match &self.records {
+            Records::Later(Some(context)) => Some(self.shared.filter.filter(body, context)),
+            _ => None,
+        }
     }
 
     /// The answer when the audit sink could not keep the body's accounts

@@ -164,6 +164,34 @@ impl Filter {
         self.judge(body, context, Wants::Everything)
     }
 
+    /// [`Filter::filter`] for a gateway that keeps no audit: the same
+    /// verdict, replies, ids and turns (for [`Filter::echo`]), and each
+    /// message's findings, but no message's `record`, which is most of what
+    /// a request costs. Filtering the same body again with
+    /// [`Filter::filter`] makes its records when they are wanted after all.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use mcp_provenance::{Filter, FilterContext, FilterOptions};
+    ///
+    /// let filter = Filter::new(FilterOptions::default())?;
+    /// let body = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}"#;
+    /// let forwarded = filter.filter_without_records(body, &FilterContext::default());
+    /// let recorded = filter.filter(body, &FilterContext::default());
+    /// assert_eq!(forwarded.verdict, recorded.verdict);
+    /// assert_eq!(forwarded.messages[0].turn, recorded.messages[0].turn);
+    /// assert!(forwarded.messages[0].record.is_none() && recorded.messages[0].record.is_some());
+    /// # Ok::<(), mcp_provenance::Error>(())
+    /// ```
+    pub fn filter_without_records<'b>(
+        &self,
+        body: &'b [u8],
+        context: &FilterContext,
+    ) -> Outcome<'b> {
+        self.judge(body, context, Wants::Forwarding)
+    }
+
     /// [`Filter::filter`], doing only what `wants` asks for.
     pub(crate) fn judge<'b>(
         &self,
@@ -311,7 +339,7 @@ impl Filter {
                 }
             },
         };
-        if refused.is_ok() && kind == MessageKind::Request && pass.wants == Wants::Everything {
+        if refused.is_ok() && kind == MessageKind::Request && pass.wants.turns() {
             looked.seen.turn = looked
                 .seen
                 .id_text
@@ -526,6 +554,10 @@ pub(crate) enum Wants {
     /// A gateway's: each request's audit record, and the text each message
     /// goes on as.
     Everything,
+    /// A gateway's that reads no record: the text each message goes on as,
+    /// and each request's turn (which its answer's echo and a witnessed
+    /// session need). The rest of [`Wants::Everything`].
+    Forwarding,
     /// `check --sanitize`'s: the findings (the same as the records'), and
     /// the text each message goes on as.
     FindingsAndText,
@@ -533,6 +565,13 @@ pub(crate) enum Wants {
     /// outcome's changes are empty and what it forwards is the body as it
     /// came: neither is to be read.
     Findings,
+}
+
+impl Wants {
+    /// Whether each request's turn is noted (for the echo of its answer).
+    fn turns(self) -> bool {
+        matches!(self, Wants::Everything | Wants::Forwarding)
+    }
 }
 
 /// What one call of the filter reads a body with.

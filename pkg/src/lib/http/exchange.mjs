@@ -77,7 +77,12 @@ export function begin(settings, request, method, path, headers) {
   if (record !== undefined) exchanges.set(request, record);
   // With a sink, a body the middleware reads has an outcome, kept as its answer goes, given by `ended`;
   // with metrics, an end, where a refusal of the middleware's own is counted.
-  if (start !== "read" || (settings.audit === undefined && settings.metrics === undefined)) return { core, start, record };
+  if (start !== "read") return { core, start, record };
+  // Without a sink or metrics, no account is read unless someone asks `exchangeOf(request)`: its records made then.
+  if (settings.audit === undefined && settings.metrics === undefined) {
+    core.deferRecords();
+    return { core, start, record };
+  }
   if (settings.audit !== undefined) core.keepOutcome();
   return { core, start, record, began: performance.now() };
 }
