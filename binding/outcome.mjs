@@ -4,7 +4,7 @@
 // answer.mjs, so that the object API's entries ship none of it.
 
 import { table } from "../table.mjs";
-import { Answer, byteOf } from "./answer.mjs";
+import { byteOf } from "./answer.mjs";
 
 const f64Value = new Float64Array(1);
 const f64Bytes = new Uint8Array(f64Value.buffer);
@@ -16,11 +16,11 @@ function f64(a) {
   return f64Value[0];
 }
 
-/** `len:u32 byte[len]`, a view of the answer (a copy already, the caller's own). */
-function view(a) {
+/** `len:u32 byte[len]`, copied out of the answer (a view of the module's memory, read before its next call). */
+function bytesOf(a) {
   const length = a.u32();
   a.at += length;
-  return a.bytes.subarray(a.at - length, a.at);
+  return a.bytes.slice(a.at - length, a.at);
 }
 
 const decoder = new TextDecoder();
@@ -29,66 +29,57 @@ const LINE = byteOf(table.lineKinds);
 const PIECE = byteOf(table.pieces);
 
 /**
- * What every outcome gives besides its verdict: each message's account, its
- * id as it came, its turn, and `lines` (the account with the message as it
- * goes on, on one line, for a log). The ids and turns are read from a copy
- * of the core's answer when first asked for; the accounts, records and all,
- * are made when first asked for (`accountsOf`, the core's `accounts`), so
- * that a gateway that only forwards pays for none of them. A line's message
- * is taken from `forward` where it stands rather than copied out of the
- * module, and where that text is not a line's as it is (a body spread over
- * lines, arguments to leave out: WIRE-9), `lineHead` has the core make the
- * line's first members of it then.
+ * Each message's account and where it stands in what goes on (binding/src/answer.rs
+ * `accounts`), read out of an answer: `{accounts, places}`.
+ */
+export function accountsIn(a) {
+  const accounts = [];
+  const places = [];
+  for (let n = a.u32(); n > 0; n--) {
+    accounts.push(a.str());
+    const line = a.u8();
+    places.push(line === LINE.refused ? undefined : [a.u32(), a.u32(), line]);
+  }
+  return { accounts, places };
+}
+
+/**
+ * What every outcome gives besides its verdict: each message's id as it
+ * came, its turn, its account and `lines` (the account with the message as
+ * it goes on, on one line, for a log). The accounts, records and all, are
+ * `accountsOf()` (read with the outcome, or made then) when first asked for,
+ * so that a gateway that only forwards pays for none of them. A line's
+ * message is taken from `forward` where it stands rather than copied out of
+ * the module, and where that text is not a line's as it is (a body spread
+ * over lines, arguments to leave out: WIRE-9), `lineHead` has the core make
+ * the line's first members of it then.
  */
 class Outcome {
-  /** The ids and turns part of the core's answer (binding/src/answer.rs `outcome`), until read. */
-  #kept;
   #ids;
   #turns;
   #accountsOf;
   #places;
   #lineHead;
 
-  constructor(kept, accountsOf, lineHead) {
-    this.#kept = kept;
+  constructor(ids, turns, accountsOf, lineHead) {
+    this.#ids = ids;
+    this.#turns = turns;
     this.#accountsOf = accountsOf;
     this.#lineHead = lineHead;
   }
 
-  /** Reads the kept answer into `ids` and `turns`. */
-  #read() {
-    if (this.#kept === undefined) return;
-    const answer = new Answer(this.#kept, 0);
-    this.#ids = [];
-    this.#turns = [];
-    for (let n = answer.u32(); n > 0; n--) {
-      this.#ids.push(answer.opt());
-      this.#turns.push(answer.opt());
-    }
-    this.#kept = undefined;
-  }
-
-  /** Each message's account (binding/src/answer.rs `accounts`), made now, and where it stands in what goes on. */
   get accounts() {
-    const answer = new Answer(this.#accountsOf(), 0);
-    const accounts = [];
-    this.#places = [];
-    for (let n = answer.u32(); n > 0; n--) {
-      accounts.push(answer.str());
-      const line = answer.u8();
-      this.#places.push(line === LINE.refused ? undefined : [answer.u32(), answer.u32(), line]);
-    }
+    const { accounts, places } = this.#accountsOf();
+    this.#places = places;
     Object.defineProperty(this, "accounts", { value: accounts, enumerable: true });
     return accounts;
   }
 
   get ids() {
-    this.#read();
     return this.#ids;
   }
 
   get turns() {
-    this.#read();
     return this.#turns;
   }
 
@@ -112,8 +103,8 @@ class Outcome {
 
 /** Something goes on. */
 class Forwarded extends Outcome {
-  constructor(kept, accountsOf, forward, replies, lineHead) {
-    super(kept, accountsOf, lineHead);
+  constructor(ids, turns, accountsOf, forward, replies, lineHead) {
+    super(ids, turns, accountsOf, lineHead);
     this.forward = forward;
     this.replies = replies;
   }
@@ -121,8 +112,8 @@ class Forwarded extends Outcome {
 
 /** Nothing goes on. */
 class Rejected extends Outcome {
-  constructor(kept, accountsOf, reject, status, replies) {
-    super(kept, accountsOf);
+  constructor(ids, turns, accountsOf, reject, status, replies) {
+    super(ids, turns, accountsOf);
     this.reject = reject;
     this.status = status;
     this.replies = replies;
@@ -131,13 +122,14 @@ class Rejected extends Outcome {
 
 /**
  * A filter's outcome (binding/src/answer.rs `outcome`) for `body`, the string
- * or bytes filtered; `lineHead(text, kind)` makes a line's first members of
- * a message's JSON text (binding/src/filter.rs `line_head`); when first
- * read, the messages' accounts (answer.rs `accounts`) are `accountsOf(rest)`,
- * `rest` what follows the outcome in the answer: they, or none when they are
- * made apart.
+ * or bytes filtered, read out of the answer now (a view of the module's
+ * memory); `lineHead(text, kind)` makes a line's first members of a
+ * message's JSON text (binding/src/filter.rs `line_head`). The accounts that
+ * follow it in the answer, when they do, are read now too (`accountsIn`);
+ * when first asked for, the outcome's accounts are `accountsOf(read)`, the
+ * ones read or, when none followed, undefined.
  */
-export function outcomeOf(a, body, lineHead, accountsOf = (rest) => rest) {
+export function outcomeOf(a, body, lineHead, accountsOf = (read) => read) {
   const verdict = a.u8();
   let status;
   let text;
@@ -149,18 +141,18 @@ export function outcomeOf(a, body, lineHead, accountsOf = (rest) => rest) {
   } else if (typeof body === "string") {
     text = a.str();
   } else {
-    const length = a.u32();
-    text = a.bytes.slice(a.at, a.at + length);
-    a.at += length;
+    text = bytesOf(a);
   }
   const replies = a.strs();
-  const size = a.u32();
-  // The filter module's answer is a copy already, the outcome's own.
-  const kept = a.bytes.subarray(a.at, a.at + size);
-  a.at += size;
-  const rest = a.bytes.subarray(a.at);
-  const made = () => accountsOf(rest);
-  return verdict === VERDICT.rejected ? new Rejected(kept, made, text, status, replies) : new Forwarded(kept, made, text, replies, lineHead);
+  const ids = [];
+  const turns = [];
+  for (let n = a.u32(); n > 0; n--) {
+    ids.push(a.opt());
+    turns.push(a.opt());
+  }
+  const read = a.at < a.bytes.length ? accountsIn(a) : undefined;
+  const made = () => accountsOf(read);
+  return verdict === VERDICT.rejected ? new Rejected(ids, turns, made, text, status, replies) : new Forwarded(ids, turns, made, text, replies, lineHead);
 }
 
 /**
@@ -201,7 +193,7 @@ export function stepOf(a, given) {
   }
   const pieces = [];
   for (let n = a.u32(); n > 0; n--) {
-    pieces.push(a.u8() === PIECE.given ? given.subarray(a.u32(), a.u32()) : view(a));
+    pieces.push(a.u8() === PIECE.given ? given.subarray(a.u32(), a.u32()) : bytesOf(a));
   }
   return { head, pieces, over: a.u8() === 1 };
 }
@@ -209,7 +201,7 @@ export function stepOf(a, given) {
 /** What a piece of a capture `check` read came to (binding/src/answer.rs `line`): `{out, sanitized, counts, exit, hint}`. */
 export function lineOf(a) {
   const out = a.str();
-  const sanitized = view(a);
+  const sanitized = bytesOf(a);
   const counts = {};
   for (let n = a.u32(); n > 0; n--) counts[a.str()] = f64(a);
   return { out, sanitized, counts, exit: a.u8(), hint: a.opt() };

@@ -250,6 +250,9 @@ test("a filter whose outcomes are read makes their records with them, one whose 
     big.fill(0x20);
     assert.deepEqual(out.accounts, expected);
     assert.equal(made.length, 3, "the text's, made apart; the bytes', with their outcome");
+    // Bytes that are not UTF-8 are kept as they are, and refused whole again when read.
+    const notUtf8 = createFilter()(new Uint8Array([0x7b, 0xff, 0x7d]));
+    assert.deepEqual([notUtf8.status, notUtf8.accounts, made.length], [400, [], 4]);
   });
 });
 

@@ -299,9 +299,9 @@ impl Answer<'_> {
     }
 
     /// A filter's outcome: what to do with the body, the filter's answers,
-    /// and each message's id and turn (sized, so that JS keeps them unread
-    /// until asked for). Its accounts are apart ([`Answer::accounts`]):
-    /// made by a second filtering when JS first reads them.
+    /// and each message's id and turn. Its accounts are apart
+    /// ([`Answer::accounts`]): after it, or made by a second filtering when
+    /// JS first reads them.
     pub(super) fn outcome(&mut self, outcome: &Outcome) {
         match &outcome.verdict {
             Verdict::Forward { body, replies } => {
@@ -329,16 +329,10 @@ impl Answer<'_> {
                 self.strs(&[]);
             }
         }
-        let sized = self.0.len();
-        self.u32(0);
         self.place(outcome.messages.len());
         for seen in &outcome.messages {
             self.opt(seen.id_text.as_deref());
             self.opt(seen.turn.as_deref());
-        }
-        let size = u32::try_from(self.0.len() - sized - 4).unwrap_or(u32::MAX);
-        if let Some(prefix) = self.0.get_mut(sized..sized + 4) {
-            prefix.copy_from_slice(&size.to_le_bytes());
         }
     }
 

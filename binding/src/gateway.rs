@@ -18,7 +18,8 @@ use mcp_provenance::Verdict;
 use wasm_bindgen::prelude::*;
 
 use crate::answer::Answer;
-use crate::filter::{body, or_thrown};
+use crate::filter::{body, or_thrown, viewed};
+use js_sys::Uint8Array;
 
 /// Headers as JS hands them, `[name, value, ...]` joined by NUL, as pairs.
 fn pairs(headers: &str) -> Vec<(&str, &str)> {
@@ -33,17 +34,17 @@ fn pairs(headers: &str) -> Vec<(&str, &str)> {
 }
 
 /// An answer of the middleware's own: the compact form `own` of answer.rs.
-fn answered(answer: &wire::Answer) -> Vec<u8> {
+fn answered(answer: &wire::Answer) -> Uint8Array {
     let mut out = Vec::new();
     Answer(&mut out).own(answer);
-    out
+    viewed(out)
 }
 
 /// A step of the way back: the compact form `step` of answer.rs.
-fn stepped(step: &Step) -> Vec<u8> {
+fn stepped(step: &Step) -> Uint8Array {
     let mut out = Vec::new();
     Answer(&mut out).step(step);
-    out
+    viewed(out)
 }
 
 /// The middleware's core (`new Gateway(options)` in pkg/src/gateway.mjs):
@@ -154,13 +155,13 @@ impl Exchange {
 
     /// The answer to a body past the bound.
     #[wasm_bindgen(js_name = tooLarge)]
-    pub fn too_large(&mut self) -> Vec<u8> {
+    pub fn too_large(&mut self) -> Uint8Array {
         answered(&self.exchange.too_large())
     }
 
     /// The answer when the middleware cannot go on: `code` is
     /// `"body-already-read"`, else the middleware failed.
-    pub fn failed(&mut self, code: &str) -> Vec<u8> {
+    pub fn failed(&mut self, code: &str) -> Uint8Array {
         let why = if code == Own::BodyAlreadyRead.code() {
             Own::BodyAlreadyRead
         } else {
@@ -181,7 +182,7 @@ impl Exchange {
         received_at: Option<String>,
         principal: Option<String>,
         defer: bool,
-    ) -> Vec<u8> {
+    ) -> Uint8Array {
         let mut out = Vec::new();
         if defer {
             self.exchange.defer_records();
@@ -201,52 +202,52 @@ impl Exchange {
                 answer.accounts(&outcome, utf16);
             }
         });
-        out
+        viewed(out)
     }
 
     /// The accounts of the admitted body, of `len` bytes in its room (whose
     /// text came as a JS string when `utf16`), records and all, once
     /// records were deferred: the compact form `accounts` of answer.rs
     /// (none, unless `admit` deferred them).
-    pub fn accounts(&self, len: usize, utf16: bool) -> Vec<u8> {
+    pub fn accounts(&self, len: usize, utf16: bool) -> Uint8Array {
         let mut out = Vec::new();
         body(len, |bytes| {
             if let Some(outcome) = self.exchange.accounts(bytes) {
                 Answer(&mut out).accounts(&outcome, utf16);
             }
         });
-        out
+        viewed(out)
     }
 
     /// The answer to a body the filter refused (`undefined` when it went on).
-    pub fn rejected(&self) -> Option<Vec<u8>> {
+    pub fn rejected(&self) -> Option<Uint8Array> {
         self.rejected.as_ref().map(answered)
     }
 
     /// The answer when the audit sink failed with `code`.
     #[wasm_bindgen(js_name = auditFailed)]
-    pub fn audit_failed(&mut self, code: &str) -> Vec<u8> {
+    pub fn audit_failed(&mut self, code: &str) -> Uint8Array {
         answered(&self.exchange.audit_failed(code))
     }
 
     /// The app's answer begins: its `status` and headers, `[name, value, ...]` joined by NUL.
-    pub fn head(&mut self, status: u16, headers: &str) -> Vec<u8> {
+    pub fn head(&mut self, status: u16, headers: &str) -> Uint8Array {
         stepped(&self.exchange.head(status, &pairs(headers)))
     }
 
     /// A piece of the app's answer, the `len` bytes in the body's room.
-    pub fn piece(&mut self, len: usize) -> Vec<u8> {
+    pub fn piece(&mut self, len: usize) -> Uint8Array {
         body(len, |bytes| stepped(&self.exchange.piece(bytes)))
     }
 
     /// The last piece of the app's answer, the `len` bytes in the body's
     /// room, and its end: one crossing for both.
-    pub fn finish(&mut self, len: usize) -> Vec<u8> {
+    pub fn finish(&mut self, len: usize) -> Uint8Array {
         body(len, |bytes| stepped(&self.exchange.finish(bytes)))
     }
 
     /// The app's answer has ended.
-    pub fn end(&mut self) -> Vec<u8> {
+    pub fn end(&mut self) -> Uint8Array {
         stepped(&self.exchange.end())
     }
 

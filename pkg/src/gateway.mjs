@@ -5,7 +5,7 @@
 // batch; and one JSON line per message for the log. Every decision is the
 // core's (src/wire/); this file only moves data.
 import { Answer } from "./lib/answer.mjs";
-import { echoedOf, outcomeOf, ownOf as readOwn, stepOf as readStep } from "./lib/outcome.mjs";
+import { accountsIn, echoedOf, outcomeOf, ownOf as readOwn, stepOf as readStep } from "./lib/outcome.mjs";
 import { call, instance } from "./lib/filter.mjs";
 import { table } from "./table.mjs";
 
@@ -61,13 +61,23 @@ function write(glue, body) {
  */
 const COPIED_AT_MOST = 64 * 1024;
 
+/** UTF-8 read exactly: what is not UTF-8 is refused, a byte-order mark kept. */
+const exact = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
 /**
  * What the records of `body` are made of later: the text, or a copy of the bytes, which the caller
  * may reuse meanwhile; undefined for bytes past {@link COPIED_AT_MOST}, whose records are made now.
+ * UTF-8 is copied as the text it holds, which the module is given as the very same bytes: a string
+ * costs V8 a seventh of what a new `ArrayBuffer` does (122 against 900 ns for the SEP example).
  */
 function kept(body) {
   if (typeof body === "string") return body;
-  return body.length <= COPIED_AT_MOST ? body.slice() : undefined;
+  if (body.length > COPIED_AT_MOST) return undefined;
+  try {
+    return exact.decode(body);
+  } catch {
+    return body.slice();
+  }
 }
 
 /** A `TypeError` with a code, for a body or answer that is neither text nor bytes. */
@@ -200,7 +210,7 @@ export function createFilter(options) {
   };
   // Whether this filter's outcomes are read: of its recent outcomes (halved every 64), how many had their accounts read.
   let outcomes = 0;
-  let read = 0;
+  let reads = 0;
   function filter(body, context) {
     if (typeof body !== "string" && !(body instanceof Uint8Array)) throw notABody();
     const given = context === undefined ? undefined : jsonOf(copied(context));
@@ -208,15 +218,15 @@ export function createFilter(options) {
     const utf16 = typeof body === "string";
     // The records are made with the outcome while at least half of the recent outcomes' accounts were
     // read (a gateway that logs them); else only when read, by filtering again what `later` kept.
-    const later = outcomes > 0 && 2 * read >= outcomes ? undefined : kept(body);
-    if (++outcomes === 64) [outcomes, read] = [32, read >> 1];
-    const out = call((glue) => made.filter(write(glue, body), utf16, given, later === undefined));
-    return outcomeOf(new Answer(out, 0), body, lineHead, (accounts) => {
-      read++;
-      if (later === undefined) return accounts;
+    const later = outcomes > 0 && 2 * reads >= outcomes ? undefined : kept(body);
+    if (++outcomes === 64) [outcomes, reads] = [32, reads >> 1];
+    // The module's answer is read where it stands, before the next call.
+    return call((glue) => outcomeOf(new Answer(made.filter(write(glue, body), utf16, given, later === undefined), 0), body, lineHead, (read) => {
+      reads++;
+      if (read !== undefined) return read;
       const again = current();
-      return call((glue) => again.accounts(write(glue, later), utf16, given));
-    });
+      return call((glue) => accountsIn(new Answer(again.accounts(write(glue, later), utf16, given), 0)));
+    }));
   }
   filter.echo = function echo(answer, forwarded) {
     if (typeof answer !== "string" && !(answer instanceof Uint8Array)) throw notABody();
@@ -309,9 +319,9 @@ class Exchange {
     const { receivedAt, principal } = context ?? {};
     const utf16 = typeof body === "string";
     const later = this.#deferred ? kept(body) : undefined;
-    const out = this.#call((inner, glue) => inner.admit(write(glue, body), utf16, text(receivedAt), text(principal), later !== undefined));
-    return outcomeOf(new Answer(out, 0), body, lineHead, (accounts) => (later === undefined ? accounts
-      : this.#call((inner, glue) => inner.accounts(write(glue, later), utf16))));
+    return this.#call((inner, glue) => outcomeOf(
+      new Answer(inner.admit(write(glue, body), utf16, text(receivedAt), text(principal), later !== undefined), 0), body, lineHead,
+      (read) => read ?? this.#call((again, glue) => accountsIn(new Answer(again.accounts(write(glue, later), utf16), 0)))));
   }
 
   /** Makes no audit record as `admit` filters the body: its outcome's `accounts` are made when first read. */
