@@ -46,12 +46,19 @@ pub(crate) struct Patch<'d, 'a> {
     mods: BTreeMap<usize, Fates<'d>>,
 }
 
-/// What becomes of the members of one object of the text. Every look-up is
-/// by name in sorted order, so that edits to many members of one object
-/// (an envelope of many unknown fields, dropped) cost n log n, not n².
+/// Objects of at most this many members are searched from end to end:
+/// sorting them first cost more (a fifth of a redacting filter's patch on
+/// the SEP example, whose objects hold one to four members).
+const SEARCHED: usize = 8;
+
+/// What becomes of the members of one object of the text. Past
+/// [`SEARCHED`] members, every look-up is by name in sorted order, so that
+/// edits to many members of one object (an envelope of many unknown fields,
+/// dropped) cost n log n, not n².
 struct Fates<'d> {
-    /// The object's members as they came, sorted by name (names are unique
-    /// where an edit reaches: a duplicate there refuses the message).
+    /// The object's members as they came, sorted by name past [`SEARCHED`]
+    /// (names are unique where an edit reaches: a duplicate there refuses
+    /// the message).
     members: Vec<(&'d str, Entry)>,
     /// Each member's fate, by name.
     by_name: BTreeMap<String, Mod>,
@@ -62,6 +69,10 @@ struct Fates<'d> {
 impl<'d> Fates<'d> {
     /// The member `name` as it came.
     fn member(&self, name: &str) -> Option<Entry> {
+        if self.members.len() <= SEARCHED {
+            let found = self.members.iter().find(|(known, _)| *known == name);
+            return found.map(|(_, entry)| *entry);
+        }
         let at = self
             .members
             .binary_search_by(|(known, _)| (*known).cmp(name))
@@ -159,7 +170,9 @@ impl<'d, 'a> Patch<'d, 'a> {
                     )
                 })
                 .collect();
-            crate::json::sort_by_name(&mut members);
+            if members.len() > SEARCHED {
+                crate::json::sort_by_name(&mut members);
+            }
             Fates {
                 members,
                 by_name: BTreeMap::new(),
