@@ -9,7 +9,8 @@
 // its lines read (what a gateway that logs them pays); and
 // `mcp-provenance check` (each package's command, as bench/check.mjs runs it)
 // on two captures of bench/capture.mjs, in child processes, its wall time and
-// its CPU time. It asserts nothing about time, only that both packages give
+// its CPU time; and the filter on the example in a process a side
+// (bench/filter-loop.mjs), where each side's garbage is collected in its own time. It asserts nothing about time, only that both packages give
 // equal results on each input, so that both sides do the same work.
 //
 // Two things make a ratio wander on the same code, and the measurement is
@@ -25,7 +26,7 @@
 // where it lies with 95% confidence, and flags a ratio over 1.05.
 //
 //   make bench   (or: make build && node tools/baseline.mjs && node bench/binding.mjs
-//                     [--commit <rev>] [--after <package dir>] [--rounds N] [--instances N] [--runs N] [--megabytes N])
+//                     [--commit <rev>] [--after <package dir>] [--rounds N] [--instances N] [--runs N] [--megabytes N] [--loops N])
 
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
@@ -167,6 +168,27 @@ for (const [capture, flags] of [["typical requests", ["--typical"]], ["the hosti
   times.set(`${name}, wall`, wall).set(`${name}, CPU`, cpu);
 }
 
+// --- The filter, each side in processes of its own ---------------------------
+
+// A call's garbage is collected in the time of whichever call runs then: in
+// one process, the other side's as often as its own, which hides an
+// allocation saved or added. bench/filter-loop.mjs times each side's filter
+// on the SEP example in a process of its own, the two sides of a pair one
+// right after the other.
+const loops = number("--loops", 9);
+for (const mode of ["text", "bytes", "redacting", "lines"]) {
+  const name = `filter, SEP example (${mode}), a process a side`;
+  const took = { before: [], after: [] };
+  for (let run = 0; run < loops; run++) {
+    for (const side of run % 2 === 0 ? ["before", "after"] : ["after", "before"]) {
+      const printed = execFileSync(process.execPath, [join(root, "bench", "filter-loop.mjs"), packages[side], mode], { encoding: "utf8" });
+      took[side].push(Number(printed) / 1e6);
+    }
+  }
+  calls.push({ name });
+  times.set(name, took);
+}
+
 // --- The table --------------------------------------------------------------
 
 const sorted = (values) => [...values].sort((a, b) => a - b);
@@ -179,13 +201,14 @@ const interval = (values) => {
 };
 const shown = (ms) => (ms >= 100 ? `${(ms / 1000).toFixed(3)} s` : ms >= 0.01 ? `${(ms * 1000).toFixed(2)} µs` : `${(ms * 1e6).toFixed(0)} ns`);
 const width = Math.max(...calls.map(({ name }) => name.length));
-console.log(`the package before (${commit.slice(0, 12)}) and after (${relative(root, packages.after) || "."}/dist), in one process: ${rounds} rounds of each call over ${instances} instances of each package, ${runs} runs of each check`);
+console.log(`the package before (${commit.slice(0, 12)}) and after (${relative(root, packages.after) || "."}/dist), in one process: ${rounds} rounds of each call over ${instances} instances of each package, ${runs} runs of each check, ${loops} processes a side of each filter loop`);
 console.log("before, after: medians of the rounds; after/before: the median of the pairs' ratios, and where it lies with 95% confidence\n");
 console.log(`${"call".padEnd(width)}  ${"before".padStart(10)}  ${"after".padStart(10)}  after/before  95% interval`);
 const over = [];
 /** How far the 95% intervals reach from their medians: the calls in this process, check's CPU time, its wall time. */
-const noise = { "the calls in this process": 0, "check's CPU time": 0, "its wall time": 0 };
-const kind = (name) => (name.endsWith(", CPU") ? "check's CPU time" : name.endsWith(", wall") ? "its wall time" : "the calls in this process");
+const noise = { "the calls in this process": 0, "the filter a process a side": 0, "check's CPU time": 0, "its wall time": 0 };
+const kind = (name) => (name.endsWith(", CPU") ? "check's CPU time" : name.endsWith(", wall") ? "its wall time"
+  : name.endsWith("a process a side") ? "the filter a process a side" : "the calls in this process");
 for (const { name } of calls) {
   const { before, after } = times.get(name);
   const ratios = after.map((a, i) => a / before[i]);
