@@ -195,7 +195,11 @@ export interface Exchange {
   readonly filtered: Forward<Uint8Array> | Reject | undefined;
   /** How long the filter took, in milliseconds. */
   readonly filterMs: number | undefined;
-  /** Each message's account, parsed (those `audit` got). */
+  /**
+   * Each message's account, parsed (those `audit` got). Without `audit` or `metrics` no record is
+   * made as the body is filtered: they are made when this is first read, by filtering the body
+   * again in the context it came in, and are the ones a sink would have got.
+   */
   readonly accounts: readonly MessageAccount[];
   /** The ids (JSON texts, as sent: `12345678901234567890`, `"r-1"`) of the requests that went on to the app. */
   readonly awaiting: readonly string[];
