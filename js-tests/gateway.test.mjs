@@ -232,7 +232,7 @@ test("no record is made until an outcome's accounts are read: then once, of the 
   });
 });
 
-test("a filter whose outcomes are read makes their records with them, one whose are not only when read; bytes past 64 KiB, at once", () => {
+test("a filter whose outcomes are read makes their records with them, one whose are not only when read; bytes past 4 KiB, at once", () => {
   countingAccounts((made) => {
     const filter = createFilter();
     const body = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"q"}}';
@@ -242,8 +242,8 @@ test("a filter whose outcomes are read makes their records with them, one whose 
     for (let n = 0; n < 100; n++) filter(body);
     assert.deepEqual(filter(body).lines, lines);
     assert.equal(made.length, 2, "after many outcomes unread, made apart again");
-    // Past 64 KiB, the records are made with the outcome, whatever is read: no copy to make them of.
-    const big = new TextEncoder().encode(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"q","arguments":{"rows":"${"r".repeat(65536)}"}}}`);
+    // Past 4 KiB, the records are made with the outcome, whatever is read: no copy to make them of.
+    const big = new TextEncoder().encode(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"q","arguments":{"rows":"${"r".repeat(4096)}"}}}`);
     const fresh = createFilter();
     const out = fresh(big);
     const expected = fresh(new TextDecoder().decode(big)).accounts;

@@ -139,7 +139,7 @@ interface Accounted {
    * Each message's account as JSON, its line less the message: as large as its envelope allows
    * whatever its `arguments`, so that `JSON.parse` of it costs what the account holds. A filter
    * whose recent outcomes' accounts were mostly read (a gateway that logs them) makes them, audit
-   * records and all, with the outcome, as it does for bytes past 64 KiB; any other makes them when
+   * records and all, with the outcome, as it does for bytes past 4 KiB; any other makes them when
    * first read (with `lines`), by filtering the body again (a copy of its bytes, which the caller
    * may reuse meanwhile) in its context: a gateway that only forwards pays for no record. Either
    * way they are the same.
